@@ -1,0 +1,48 @@
+import { defineConfig } from 'vitest/config';
+
+// One config: the library build (two entries plus the worker bundle) and the test projects.
+export default defineConfig({
+  // Relative base: the emitted worker URL stays relative to the module, so apps that bundle us work.
+  base: './',
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    target: 'es2022',
+    sourcemap: true,
+    minify: true,
+    lib: {
+      entry: { index: 'src/index.ts', worker: 'worker/index.ts' },
+      formats: ['es'],
+    },
+    rolldownOptions: {
+      // The page entry and engine entry keep their deps external; the worker bundle carries its own.
+      external: ['dexie', 'comlink'],
+    },
+  },
+  worker: { format: 'es' },
+  test: {
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'node',
+          include: ['test/node/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
