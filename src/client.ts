@@ -1,0 +1,105 @@
+import { proxy, releaseProxy, wrap, type Remote } from 'comlink';
+import { SyncError } from './errors.ts';
+import type { EventSink, WorkerApi, WorkerStartOptions } from './protocol.ts';
+import { installErrorTransfer } from './transfer.ts';
+import type { ClientOptions, Listener, SyncApi, SyncEvents } from './types.ts';
+
+/** The page side: the engine's methods, async over comlink, plus events. */
+export interface SyncClient extends SyncApi {
+  /** Listen to an event (`change` also reports other tabs' changes); returns the unsubscribe. */
+  on<E extends keyof SyncEvents>(event: E, listener: Listener<E>): () => void;
+  /** The worker the engine runs in. */
+  readonly worker: Worker;
+}
+
+function spawnWorker(): Worker {
+  // Vite (ours at build time, and the app's) turns this into a bundled module worker next to this file.
+  return new Worker(new URL('../worker/entry.ts', import.meta.url), { type: 'module', name: 'opa-sync' });
+}
+
+/** Start the sync engine in a Web Worker and talk to it through comlink. */
+export function createSyncClient(options: ClientOptions): SyncClient {
+  installErrorTransfer();
+  if (!options || typeof options.baseUrl !== 'string') throw new SyncError('invalid', 'baseUrl is required');
+  const { worker: given, ...rest } = options;
+  // Only data crosses to the worker (a function such as `fetch` cannot be cloned).
+  const startOptions = JSON.parse(JSON.stringify(rest)) as WorkerStartOptions;
+  const worker = given ?? spawnWorker();
+  const remote: Remote<WorkerApi> = wrap<WorkerApi>(worker);
+  const listeners = { change: new Set<Listener<'change'>>(), status: new Set<Listener<'status'>>() };
+  let closed = false;
+
+  const sink: EventSink = (event, payload) => {
+    for (const listener of listeners[event] as Set<Listener<typeof event>>) {
+      try {
+        listener(payload);
+      } catch (error) {
+        console.error('opa-sync: a listener threw', error);
+      }
+    }
+  };
+  const started = remote.start(startOptions, proxy(sink));
+  started.catch(() => undefined);
+
+  const hasWindow = typeof window !== 'undefined' && typeof window.addEventListener === 'function';
+  const hasDocument = typeof document !== 'undefined';
+  const onOnline = () => void remote.setOnline(true).catch(() => undefined);
+  const onOffline = () => void remote.setOnline(false).catch(() => undefined);
+  const onVisibility = () => void remote.setVisible(document.visibilityState === 'visible').catch(() => undefined);
+  if (hasWindow) {
+    window.addEventListener('online', onOnline);
+    window.addEventListener('offline', onOffline);
+  }
+  if (hasDocument) document.addEventListener('visibilitychange', onVisibility);
+  started.then(() => {
+    if (typeof navigator !== 'undefined' && navigator.onLine === false) onOffline();
+  }, () => undefined);
+
+  async function call<T>(fn: () => Promise<T>): Promise<T> {
+    if (closed) throw new SyncError('closed', 'the client is closed');
+    await started;
+    return fn();
+  }
+
+  return {
+    worker,
+    sync: () => call(() => remote.sync()),
+    subscriptions: (filter) => call(() => remote.subscriptions(filter)),
+    subscription: (guid) => call(() => remote.subscription(guid)),
+    add: (feedUrl, opts) => call(() => remote.add(feedUrl, opts)),
+    update: (guid, change) => call(() => remote.update(guid, change)),
+    remove: (guid) => call(() => remote.remove(guid)),
+    deletion: (id) => call(() => remote.deletion(id)),
+    pending: () => call(() => remote.pending()),
+    failed: () => call(() => remote.failed()),
+    retry: (id) => call(() => remote.retry(id)),
+    discard: (id) => call(() => remote.discard(id)),
+    status: () => call(() => remote.status()),
+    setAuth: (auth) => call(() => remote.setAuth(auth)),
+    clear: () => call(() => remote.clear()),
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (hasWindow) {
+        window.removeEventListener('online', onOnline);
+        window.removeEventListener('offline', onOffline);
+      }
+      if (hasDocument) document.removeEventListener('visibilitychange', onVisibility);
+      try {
+        await started;
+        await remote.close();
+      } catch {
+        // The worker may already be gone; terminating it below is what matters.
+      }
+      remote[releaseProxy]();
+      worker.terminate();
+      listeners.change.clear();
+      listeners.status.clear();
+    },
+    on(event, listener) {
+      const set = listeners[event] as Set<typeof listener>;
+      set.add(listener);
+      return () => void set.delete(listener);
+    },
+  };
+}

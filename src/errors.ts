@@ -1,0 +1,60 @@
+/** Every code a `SyncError` can carry. */
+export type SyncErrorCode =
+  | 'network'
+  | 'timeout'
+  | 'rate-limited'
+  | 'server'
+  | 'unauthorized'
+  | 'not-found'
+  | 'invalid'
+  | 'gone'
+  | 'bad-response'
+  | 'offline'
+  | 'quota'
+  | 'account-mismatch'
+  | 'closed';
+
+/** Extra data an error may carry. */
+export interface SyncErrorInit {
+  status?: number;
+  /** Milliseconds the server asked us to wait (Retry-After). */
+  retryAfter?: number;
+  cause?: unknown;
+}
+
+/** The one error type of opa-sync: `code` says what went wrong, `status` the HTTP status when there was one. */
+export class SyncError extends Error {
+  override readonly name = 'SyncError';
+  readonly code: SyncErrorCode;
+  readonly status?: number;
+  readonly retryAfter?: number;
+
+  constructor(code: SyncErrorCode, message: string, init: SyncErrorInit = {}) {
+    super(message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.code = code;
+    if (init.status !== undefined) this.status = init.status;
+    if (init.retryAfter !== undefined) this.retryAfter = init.retryAfter;
+  }
+}
+
+/** True for a `SyncError`, also one rebuilt on the other side of the worker boundary or from another realm. */
+export function isSyncError(value: unknown): value is SyncError {
+  if (value instanceof SyncError) return true;
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { name?: unknown }).name === 'SyncError' &&
+    typeof (value as { code?: unknown }).code === 'string'
+  );
+}
+
+/** Whether retrying the same request later may succeed. */
+export function isTransient(error: SyncError): boolean {
+  return (
+    error.code === 'network' ||
+    error.code === 'timeout' ||
+    error.code === 'rate-limited' ||
+    error.code === 'server' ||
+    error.code === 'offline'
+  );
+}

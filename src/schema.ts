@@ -1,0 +1,103 @@
+import { Dexie, type EntityTable } from 'dexie';
+import type { ChangeKind, ErrorInfo, SubscriptionChange } from './types.ts';
+
+/** The server's last known state of a subscription (what a pull or an acknowledgement said). */
+export interface ServerBase {
+  /** The newest guid the server knows this subscription by. */
+  guid: string;
+  feedUrl: string;
+  isSubscribed: boolean;
+  subscriptionChanged?: string;
+  guidChanged?: string;
+  deleted?: string;
+  /** Greatest of the timestamps above in ms (0 when the server gave none): orders server states. */
+  at: number;
+}
+
+/** One row of the `subscriptions` table: the local view (keyed by the guid the app sees) and its server base. */
+export interface StoredSubscription {
+  guid: string;
+  feedUrl: string;
+  isSubscribed: boolean;
+  deleted?: string;
+  /** Number of queued changes folded into this view (0: the view is the server base). */
+  pending: number;
+  /** Set while the row has changes the server refused (listed by `failed()`). */
+  hasFailed?: boolean;
+  /** Absent for a local add the server has not acknowledged yet. */
+  base?: ServerBase;
+}
+
+/** Where a queued change stands. */
+export type OutboxState = 'queued' | 'failed' | 'deleting';
+
+/** One row of the `outbox` table: a local change waiting for the server. */
+export interface StoredChange {
+  id?: number;
+  /** The target row's guid (kept in step when rows are re-keyed). */
+  guid: string;
+  kind: ChangeKind;
+  /** `add`: the feed URL to POST. */
+  feedUrl?: string;
+  /** `add`: a guid parsed from the feed itself. */
+  addGuid?: string;
+  /** `update`: the change to PATCH. */
+  change?: SubscriptionChange;
+  /** The guid to address on the server when it was known at enqueue time (the server follows chains). */
+  serverGuid?: string;
+  state: OutboxState;
+  /** Bumped on every edit, so an acknowledgement only removes the version that was sent. */
+  version: number;
+  attempts: number;
+  /** Device time before which it is not retried. */
+  notBefore: number;
+  createdAt: number;
+  lastError?: ErrorInfo;
+  deletionId?: number;
+}
+
+/** One row of the `aliases` table: `from` was replaced by `to` (server guid chains and local re-keys). */
+export interface StoredAlias {
+  from: string;
+  to: string;
+}
+
+/** One row of the `meta` table. */
+export interface StoredMeta {
+  key: string;
+  value: unknown;
+}
+
+/** The Dexie database of one opa-sync store. */
+export type SyncDatabase = Dexie & {
+  subscriptions: EntityTable<StoredSubscription, 'guid'>;
+  outbox: EntityTable<StoredChange, 'id'>;
+  aliases: EntityTable<StoredAlias, 'from'>;
+  meta: EntityTable<StoredMeta, 'key'>;
+};
+
+/** Open (lazily, on first use) the database with opa-sync's schema; the page may use it for `liveQuery`. */
+export function openSyncDatabase(name: string): SyncDatabase {
+  const db = new Dexie(name) as SyncDatabase;
+  // Versions are incremental upgrades: add a new `db.version(n)` below, never edit an old one.
+  db.version(1).stores({
+    subscriptions: 'guid, feedUrl',
+    outbox: '++id, guid, state',
+    aliases: 'from, to',
+    meta: 'key',
+  });
+  return db;
+}
+
+/** The default database name for a server: two servers never share a store. */
+export function defaultDbName(baseUrl: string): string {
+  return `opa-sync:${normaliseBaseUrl(baseUrl)}`;
+}
+
+/** The base URL without a trailing slash, query or fragment. */
+export function normaliseBaseUrl(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  url.hash = '';
+  url.search = '';
+  return url.href.replace(/\/+$/, '');
+}

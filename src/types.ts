@@ -1,0 +1,209 @@
+import type { SyncErrorCode } from './errors.ts';
+
+/** Credentials for the server; kept in worker memory only, never written to IndexedDB. */
+export type Auth =
+  | { type: 'bearer'; token: string }
+  | { type: 'basic'; username: string; password: string }
+  | { type: 'header'; name: string; value: string };
+
+/** Options shared by the in-process engine and the page client. */
+export interface SyncOptions {
+  /** The server's base URL; endpoint paths (`/subscriptions`, `/deletions/{id}`) are appended. */
+  baseUrl: string;
+  /** Credentials; replace them later with `setAuth`. */
+  auth?: Auth;
+  /** IndexedDB database name. @default `opa-sync:` + the normalised baseUrl */
+  dbName?: string;
+  /** Account the store is bound to (with the server); another account on the same store raises `account-mismatch`. */
+  account?: string;
+  /** `per_page` asked of the server. @default 500 */
+  pageSize?: number;
+  /** Milliseconds between background pulls; 0 pulls only on start, on `online` and on `sync()`. @default 300000 */
+  pullInterval?: number;
+  /** Milliseconds a local change waits before it is pushed, so bursts coalesce. @default 50 */
+  pushDelay?: number;
+  /** Milliseconds before one HTTP request is abandoned. @default 30000 */
+  timeout?: number;
+  /** Replay and backoff tuning. */
+  retry?: RetryOptions;
+  /** The fetch to use (tests, custom transports). Engine only: a function cannot cross to the worker. @default globalThis.fetch */
+  fetch?: typeof fetch;
+}
+
+/** Backoff tuning for retried requests and deletion polling. */
+export interface RetryOptions {
+  /** First retry delay in ms. @default 1000 */
+  baseDelay?: number;
+  /** Longest retry delay in ms. @default 300000 */
+  maxDelay?: number;
+  /** How many subscriptions are pushed in parallel. @default 4 */
+  concurrency?: number;
+}
+
+/** Options for `createSyncClient`: the engine's options plus the worker to use. */
+export interface ClientOptions extends Omit<SyncOptions, 'fetch'> {
+  /** A worker running `opa-sync/worker`'s entry; by default the package's own module worker. */
+  worker?: Worker;
+}
+
+/** One subscription as the app sees it: server state with pending local changes applied. */
+export interface Subscription {
+  guid: string;
+  feedUrl: string;
+  isSubscribed: boolean;
+  /** Server time the flag or feed address last changed. */
+  subscriptionChanged?: string;
+  /** Server time the guid last changed. */
+  guidChanged?: string;
+  /** Server time of the deletion, or the local time a deletion was requested (while pending). */
+  deleted?: string;
+  /** True while local changes to this subscription wait for the server. */
+  pending: boolean;
+}
+
+/** A change to one subscription; at least one field. */
+export interface SubscriptionChange {
+  feedUrl?: string;
+  /** The new guid. */
+  guid?: string;
+  isSubscribed?: boolean;
+}
+
+/** Filter for `subscriptions()`. */
+export interface SubscriptionFilter {
+  subscribed?: boolean;
+  /** Include tombstones of deleted subscriptions. @default false */
+  includeDeleted?: boolean;
+}
+
+/** What a queued change does. */
+export type ChangeKind = 'add' | 'update' | 'remove';
+
+/** The reason a request or a change failed, as plain data. */
+export interface ErrorInfo {
+  code: SyncErrorCode;
+  message: string;
+  status?: number;
+}
+
+/** A local change waiting for the server. */
+export interface PendingChange {
+  id: number;
+  kind: ChangeKind;
+  /** The subscription's guid as the app sees it now. */
+  guid: string;
+  /** For `add`: the feed to subscribe to. */
+  feedUrl?: string;
+  /** For `update`: the change. */
+  change?: SubscriptionChange;
+  /** For `remove` once the server accepted it: the deletion job being polled. */
+  deletionId?: number;
+  /** Device time the change was made (ms since epoch). */
+  createdAt: number;
+  attempts: number;
+  /** The last transient error, while it is being retried. */
+  lastError?: ErrorInfo;
+}
+
+/** A change the server refused for good; `retry(id)` re-queues it, `discard(id)` drops it. */
+export interface FailedChange extends PendingChange {
+  reason: ErrorInfo;
+}
+
+/** Server-side status of a deletion job. */
+export interface DeletionStatus {
+  deletionId: number;
+  status: 'PENDING' | 'SUCCESS' | 'FAILURE';
+  message?: string;
+}
+
+/** What the engine is doing. */
+export type SyncPhase = 'idle' | 'pulling' | 'pushing' | 'offline' | 'auth-required' | 'closed';
+
+/** Progress of the running pull. */
+export interface PullProgress {
+  pages: number;
+  entries: number;
+  /** The server's `total` when it gave one. */
+  total?: number;
+}
+
+/** A snapshot of the engine's state. */
+export interface SyncStatus {
+  phase: SyncPhase;
+  online: boolean;
+  /** Whether this context holds the sync lock (talks to the server). */
+  leader: boolean;
+  pending: number;
+  failed: number;
+  /** Server timestamp of the last completed pull. */
+  cursor?: string;
+  /** Device time of the last successful sync (ms since epoch). */
+  lastSuccess?: number;
+  lastError?: ErrorInfo;
+  progress?: PullProgress;
+}
+
+/** The outcome of one `sync()` run. */
+export interface SyncReport {
+  /** Subscriptions whose local view the pull changed. */
+  pulled: number;
+  /** Queued changes the server acknowledged. */
+  pushed: number;
+  /** Changes moved to `failed()` in this run. */
+  failed: number;
+  /** Changes still queued after the run. */
+  pending: number;
+  cursor?: string;
+  /** HTTP requests made. */
+  requests: number;
+}
+
+/** Payload of the `change` event. */
+export interface ChangeEvent {
+  /** Guids (as the app sees them now) whose local view changed. */
+  guids: string[];
+}
+
+/** Events and their payloads. */
+export interface SyncEvents {
+  change: ChangeEvent;
+  status: SyncStatus;
+}
+
+/** Listener for one event. */
+export type Listener<E extends keyof SyncEvents> = (payload: SyncEvents[E]) => void;
+
+/** The method set shared by `SyncEngine` (in-process) and `SyncClient` (over comlink). */
+export interface SyncApi {
+  /** Pull, then push, now; concurrent calls share one run. */
+  sync(): Promise<SyncReport>;
+  /** The local view. */
+  subscriptions(filter?: SubscriptionFilter): Promise<Subscription[]>;
+  /** One subscription; an old guid resolves to the newest entry. */
+  subscription(guid: string): Promise<Subscription | undefined>;
+  /** Subscribe to a feed (POST); visible locally at once. */
+  add(feedUrl: string, opts?: { guid?: string }): Promise<Subscription>;
+  /** Queue a change; resolves once it is durable, with the new local view. */
+  update(guid: string, change: SubscriptionChange): Promise<Subscription>;
+  /** Request deletion; the deletion job is polled until it settles. */
+  remove(guid: string): Promise<void>;
+  /** Ask the server for a deletion job's status. */
+  deletion(id: number): Promise<DeletionStatus>;
+  /** Queued changes not yet acknowledged. */
+  pending(): Promise<PendingChange[]>;
+  /** Changes the server refused for good. */
+  failed(): Promise<FailedChange[]>;
+  /** Re-queue a failed change. */
+  retry(id: number): Promise<void>;
+  /** Drop a failed change and restore the server's view. */
+  discard(id: number): Promise<void>;
+  /** A snapshot of the engine's state. */
+  status(): Promise<SyncStatus>;
+  /** Replace credentials; resumes a queue paused by 401/403. */
+  setAuth(auth: Auth): Promise<void>;
+  /** Wipe the local database (sign-out). */
+  clear(): Promise<void>;
+  /** Stop timers, release the lock, close the database. */
+  close(): Promise<void>;
+}

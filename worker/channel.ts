@@ -1,0 +1,32 @@
+import type { ErrorInfo, SyncReport, SyncStatus } from '../src/types.ts';
+
+/** Messages between the contexts that share one database. */
+export type ChannelMessage =
+  | { type: 'change'; guids: string[] }
+  | { type: 'queued' }
+  | { type: 'status'; status: SyncStatus }
+  | { type: 'sync-request'; id: string }
+  | { type: 'sync-result'; id: string; report?: SyncReport; error?: ErrorInfo };
+
+/** A BroadcastChannel for one database (a no-op where BroadcastChannel does not exist). */
+export interface Channel {
+  post(message: ChannelMessage): void;
+  close(): void;
+}
+
+/** Open the channel; messages from other contexts go to `onMessage` (never our own). */
+export function openChannel(name: string, onMessage: (message: ChannelMessage) => void): Channel {
+  if (typeof BroadcastChannel === 'undefined') return { post() {}, close() {} };
+  const channel = new BroadcastChannel(`opa-sync:${name}`);
+  channel.onmessage = (event: MessageEvent<ChannelMessage>) => onMessage(event.data);
+  // In Node an open channel keeps the process alive; it must not outlive close() or hold up exit.
+  (channel as unknown as { unref?: () => void }).unref?.();
+  return {
+    post(message) {
+      channel.postMessage(message);
+    },
+    close() {
+      channel.close();
+    },
+  };
+}

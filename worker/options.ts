@@ -1,0 +1,71 @@
+import { SyncError } from '../src/errors.ts';
+import { defaultDbName, normaliseBaseUrl } from '../src/schema.ts';
+import type { Auth, SyncOptions } from '../src/types.ts';
+
+/** Options with every default filled in. */
+export interface ResolvedOptions {
+  baseUrl: string;
+  server: string;
+  auth?: Auth;
+  account?: string;
+  dbName: string;
+  pageSize: number;
+  pullInterval: number;
+  pushDelay: number;
+  timeout: number;
+  baseDelay: number;
+  maxDelay: number;
+  concurrency: number;
+  fetch: typeof fetch;
+}
+
+function positive(name: string, value: number | undefined, fallback: number, min = 0): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
+    throw new SyncError('invalid', `${name} must be a number of at least ${min}`);
+  }
+  return value;
+}
+
+/** Check an `Auth` value (it may come from JavaScript or across the worker boundary). */
+export function checkAuth(auth: unknown): Auth {
+  const a = auth as Partial<Record<string, unknown>> | null;
+  const ok =
+    typeof a === 'object' &&
+    a !== null &&
+    ((a.type === 'bearer' && typeof a.token === 'string') ||
+      (a.type === 'basic' && typeof a.username === 'string' && typeof a.password === 'string') ||
+      (a.type === 'header' && typeof a.name === 'string' && a.name !== '' && typeof a.value === 'string'));
+  if (!ok) throw new SyncError('invalid', "auth must be { type: 'bearer', token } | { type: 'basic', username, password } | { type: 'header', name, value }");
+  return a as Auth;
+}
+
+/** Validate options and fill defaults. */
+export function resolveOptions(options: SyncOptions): ResolvedOptions {
+  if (!options || typeof options.baseUrl !== 'string') throw new SyncError('invalid', 'baseUrl is required');
+  let server: string;
+  try {
+    server = normaliseBaseUrl(options.baseUrl);
+  } catch {
+    throw new SyncError('invalid', `baseUrl is not a URL: ${options.baseUrl}`);
+  }
+  if (!/^https?:/.test(server)) throw new SyncError('invalid', `baseUrl must be http(s): ${options.baseUrl}`);
+  const fetchImpl = options.fetch ?? globalThis.fetch?.bind(globalThis);
+  if (typeof fetchImpl !== 'function') throw new SyncError('invalid', 'no fetch available: pass options.fetch');
+  const resolved: ResolvedOptions = {
+    baseUrl: server,
+    server,
+    dbName: options.dbName ?? defaultDbName(server),
+    pageSize: Math.floor(positive('pageSize', options.pageSize, 500, 1)),
+    pullInterval: positive('pullInterval', options.pullInterval, 300_000),
+    pushDelay: positive('pushDelay', options.pushDelay, 50),
+    timeout: positive('timeout', options.timeout, 30_000, 1),
+    baseDelay: positive('retry.baseDelay', options.retry?.baseDelay, 1000, 1),
+    maxDelay: positive('retry.maxDelay', options.retry?.maxDelay, 300_000, 1),
+    concurrency: Math.floor(positive('retry.concurrency', options.retry?.concurrency, 4, 1)),
+    fetch: fetchImpl,
+  };
+  if (options.auth !== undefined) resolved.auth = checkAuth(options.auth);
+  if (options.account !== undefined) resolved.account = String(options.account);
+  return resolved;
+}

@@ -1,0 +1,182 @@
+// Push: send queued changes, one at a time per subscription, several subscriptions at once.
+import { SyncError, isSyncError, isTransient } from '../src/errors.ts';
+import type { StoredChange } from '../src/schema.ts';
+import type { ErrorInfo } from '../src/types.ts';
+import { backoffDelay, type Backoff } from './backoff.ts';
+import type { Http } from './http.ts';
+import type { Store } from './store.ts';
+import {
+  parseAddResult,
+  parseDeletion,
+  parseDeletionAccepted,
+  parseUpdateResult,
+  type WireUpdateRequest,
+  type WireUpdateResult,
+} from './wire.ts';
+
+/** What a push needs. */
+export interface PushContext {
+  http: Http;
+  store: Store;
+  backoff: Backoff;
+  concurrency: number;
+  /** Ids being sent right now (local edits do not coalesce into them). */
+  inFlight: Set<number>;
+  /** Whether sending must stop (offline, closed, paused by 401). */
+  halted(): boolean;
+  /** A 401/403: pause the queue until new credentials come. */
+  onUnauthorized(error: SyncError): void;
+  /** A 2xx whose body did not validate: ask for a pull to reconcile. */
+  onNeedsPull(): void;
+  onChange(guids: string[]): void;
+  onError(error: SyncError): void;
+}
+
+/** The outcome of one push run. */
+export interface PushResult {
+  pushed: number;
+  failed: number;
+  /** Device time of the earliest change waiting for a retry, if any. */
+  wakeAt?: number;
+}
+
+function info(error: SyncError): ErrorInfo {
+  return error.status === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, status: error.status };
+}
+
+/** The first live change of each subscription (order per subscription is kept by sending only heads). */
+function heads(changes: StoredChange[]): StoredChange[] {
+  const byRow = new Map<string, StoredChange>();
+  for (const change of changes) if (!byRow.has(change.guid)) byRow.set(change.guid, change);
+  return [...byRow.values()];
+}
+
+/** Send everything that is due; resolves when nothing due is left. */
+export async function push(ctx: PushContext): Promise<PushResult> {
+  const result: PushResult = { pushed: 0, failed: 0 };
+  for (;;) {
+    if (ctx.halted()) return result;
+    const all = heads(await ctx.store.pendingChanges());
+    const now = Date.now();
+    const due = all.filter((c) => c.notBefore <= now && !ctx.inFlight.has(c.id!));
+    const waiting = all.filter((c) => c.notBefore > now);
+    result.wakeAt = waiting.length ? Math.min(...waiting.map((c) => c.notBefore)) : undefined;
+    if (!due.length) return result;
+    let cursor = 0;
+    const worker = async () => {
+      while (cursor < due.length && !ctx.halted()) {
+        const change = due[cursor++]!;
+        ctx.inFlight.add(change.id!);
+        try {
+          const outcome = await sendOne(ctx, change);
+          if (outcome === 'done') result.pushed++;
+          if (outcome === 'failed') result.failed++;
+        } finally {
+          ctx.inFlight.delete(change.id!);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(ctx.concurrency, due.length) }, worker));
+  }
+}
+
+type Outcome = 'done' | 'failed' | 'later' | 'paused';
+
+async function sendOne(ctx: PushContext, change: StoredChange): Promise<Outcome> {
+  try {
+    const { changed, outcome } = await attempt(ctx, change);
+    if (changed.length) ctx.onChange(changed);
+    return outcome;
+  } catch (error) {
+    if (!isSyncError(error)) throw error;
+    return settle(ctx, change, error);
+  }
+}
+
+/** Decide what an error means for a change, and record it. */
+async function settle(ctx: PushContext, change: StoredChange, error: SyncError): Promise<Outcome> {
+  if (error.code === 'closed') return 'later';
+  if (error.code === 'unauthorized') {
+    ctx.onUnauthorized(error);
+    return 'paused';
+  }
+  if (error.code === 'quota') throw error;
+  if (isTransient(error)) {
+    ctx.onError(error);
+    const notBefore = Date.now() + backoffDelay(ctx.backoff, change.attempts, error.retryAfter);
+    await ctx.store.later(change, notBefore, info(error));
+    return 'later';
+  }
+  if (change.kind === 'remove' && (error.code === 'not-found' || error.code === 'gone') && change.state === 'queued') {
+    // Nothing left to delete on the server: the deletion's goal is met.
+    const edit = await ctx.store.ackDeleted(change, Date.now());
+    ctx.onChange(edit.changed);
+    return 'done';
+  }
+  if (change.state === 'deleting' && error.code === 'not-found') {
+    // The server forgot the job: ask again (DELETE is safe to repeat).
+    await ctx.store.patchChange(change, { state: 'queued', deletionId: undefined, notBefore: 0 });
+    return 'later';
+  }
+  const edit = await ctx.store.fail(change, info(error));
+  ctx.onChange(edit.changed);
+  return 'failed';
+}
+
+/** Send one change; returns the guids whose view changed and where the change stands, or throws a `SyncError`. */
+async function attempt(ctx: PushContext, change: StoredChange): Promise<{ changed: string[]; outcome: Outcome }> {
+  const done = (edit: { changed: string[] }) => ({ changed: edit.changed, outcome: 'done' as const });
+  const { http, store } = ctx;
+  if (change.kind === 'add') {
+    const body = { subscriptions: [{ feed_url: change.feedUrl!, ...(change.addGuid ? { guid: change.addGuid } : {}) }] };
+    const response = await http.request('POST', http.url('subscriptions'), body);
+    const result = parseAddResult(response.body);
+    const item = result.success.find((s) => s.feed_url === change.feedUrl) ?? result.success[0];
+    if (!item) {
+      const refusal = result.failure[0];
+      throw new SyncError('invalid', `POST /subscriptions: ${refusal?.message ?? 'the server added nothing'}`, { status: response.status });
+    }
+    return done(await store.ackAdd(change, item));
+  }
+
+  const guid = await store.address(change);
+  if (guid === undefined) throw new SyncError('not-found', 'the subscription has no server guid yet');
+  const path = `subscriptions/${encodeURIComponent(guid)}`;
+
+  if (change.kind === 'update') {
+    const c = change.change ?? {};
+    const body: WireUpdateRequest = {};
+    if (c.feedUrl !== undefined) body.new_feed_url = c.feedUrl;
+    if (c.guid !== undefined) body.new_guid = c.guid;
+    if (c.isSubscribed !== undefined) body.is_subscribed = c.isSubscribed;
+    const response = await http.request('PATCH', http.url(path), body);
+    let result: WireUpdateResult | undefined;
+    try {
+      result = parseUpdateResult(response.body);
+    } catch {
+      // The server did accept it (2xx); only its echo is unreadable: reconcile with a pull.
+      ctx.onNeedsPull();
+    }
+    return done(await store.ackUpdate(change, result));
+  }
+
+  if (change.state === 'deleting' && change.deletionId !== undefined) {
+    const response = await http.request('GET', http.url(`deletions/${change.deletionId}`));
+    const status = parseDeletion(response.body);
+    if (status.status === 'PENDING') {
+      await store.later(change, Date.now() + backoffDelay(ctx.backoff, change.attempts), undefined);
+      return { changed: [], outcome: 'later' };
+    }
+    if (status.status === 'SUCCESS') return done(await store.ackDeleted(change, Date.now()));
+    // FAILURE: the server rolled the deletion back, so the subscription is back too (the view follows the base).
+    const message = `deletion ${change.deletionId} failed on the server and was rolled back${status.message ? `: ${status.message}` : ''}`;
+    const edit = await store.fail(change, { code: 'server', message });
+    return { changed: edit.changed, outcome: 'failed' };
+  }
+
+  const response = await http.request('DELETE', http.url(path));
+  if (response.body === undefined) return done(await store.ackDeleted(change, Date.now()));
+  const accepted = parseDeletionAccepted(response.body);
+  const edit = await store.deletionAccepted(change, accepted.deletion_id, Date.now() + backoffDelay(ctx.backoff, 0) / 4);
+  return { changed: edit.changed, outcome: 'later' };
+}

@@ -1,0 +1,145 @@
+// Pull: drain every page of what changed since the cursor into the store.
+import { SyncError } from '../src/errors.ts';
+import type { PullProgress } from '../src/types.ts';
+import type { Http } from './http.ts';
+import type { Store } from './store.ts';
+import { entryTime } from './store.ts';
+import { formatTimestamp } from './time.ts';
+import { parsePage, type WirePage } from './wire.ts';
+
+/** What a pull needs. */
+export interface PullContext {
+  http: Http;
+  store: Store;
+  pageSize: number;
+  /** ms re-fetched before the cursor: timestamp precision and commit-order gaps on the server. */
+  overlap: number;
+  /** How many times an inconsistent drain is repeated before giving up. */
+  maxDrains: number;
+  onProgress(progress: PullProgress): void;
+  /** Guids whose view changed, per committed page. */
+  onChange(guids: string[]): void;
+}
+
+/** The result of a completed pull. */
+export interface PullResult {
+  /** Rows whose local view changed. */
+  applied: number;
+  cursor?: number;
+  drains: number;
+}
+
+const MAX_PAGES = 100_000;
+
+/** Pull until the store holds everything the server changed since the cursor. */
+export async function pull(ctx: PullContext): Promise<PullResult> {
+  const previous = await ctx.store.cursor();
+  const since = previous === undefined ? undefined : formatTimestamp(Math.max(0, previous - ctx.overlap));
+  let applied = 0;
+  for (let drain = 1; drain <= ctx.maxDrains; drain++) {
+    const result = await drainOnce(ctx, since, previous, drain === ctx.maxDrains);
+    applied += result.applied;
+    if (result.consistent) return { applied, cursor: result.cursor, drains: drain };
+  }
+  // Unreachable: the last drain throws when inconsistent.
+  throw new SyncError('bad-response', 'pull did not complete');
+}
+
+interface DrainResult {
+  applied: number;
+  consistent: boolean;
+  cursor?: number;
+}
+
+async function drainOnce(ctx: PullContext, since: string | undefined, previous: number | undefined, last: boolean): Promise<DrainResult> {
+  const { http, store, pageSize } = ctx;
+  const started = Date.now();
+  const seen = new Set<string>();
+  const totals = new Set<number>();
+  let totalIsPageLength = true;
+  let firstPageMax = 0;
+  let maxAt = 0;
+  let applied = 0;
+  let pages = 0;
+  let url = http.url('subscriptions', { since, page: 1, per_page: pageSize });
+  let pageNumber = 1;
+
+  const fetchPage = async (target: URL): Promise<WirePage> => parsePage((await http.request('GET', target)).body, pageSize);
+  let inflight: Promise<WirePage> | undefined = fetchPage(url);
+
+  while (inflight) {
+    const page = await inflight;
+    inflight = undefined;
+    pages++;
+    if (pages > MAX_PAGES) throw new SyncError('bad-response', `more than ${MAX_PAGES} pages: the server never ends the list`);
+    let pageMax = 0;
+    for (const entry of page.subscriptions) {
+      seen.add(entry.guid);
+      pageMax = Math.max(pageMax, entryTime(entry));
+    }
+    if (pages === 1) firstPageMax = pageMax;
+    maxAt = Math.max(maxAt, pageMax);
+    totals.add(page.total);
+    if (page.total !== page.subscriptions.length) totalIsPageLength = false;
+
+    const nextUrl = following(http, url, page, pageNumber, pageSize);
+    const isLast = nextUrl === undefined;
+    let cursor: number | undefined;
+    let consistent = true;
+    if (isLast) {
+      // Offset paging over unordered, changing data can skip entries: the counts tell.
+      const total = [...totals][totals.size - 1]!;
+      consistent = totalIsPageLength || (totals.size === 1 && seen.size >= total);
+      if (consistent) {
+        // A change made while we drained may sit on a page we had already read, with a timestamp below
+        // entries we read later. Everything up to the server time of the first page is complete, and
+        // that time is at least the first page's newest entry and at least maxAt minus the drain's length.
+        const safe = Math.max(firstPageMax, maxAt - (Date.now() - started) - 1);
+        cursor = Math.max(previous ?? 0, safe);
+        if (previous === undefined && seen.size === 0) cursor = undefined;
+      } else if (last) {
+        throw new SyncError(
+          'bad-response',
+          `the server's paging stayed inconsistent (${seen.size} distinct entries, total ${[...totals].join('/')}) after ${ctx.maxDrains} drains`,
+        );
+      }
+    } else {
+      url = nextUrl;
+      pageNumber++;
+      // Fetch the next page while this one is written.
+      inflight = fetchPage(url);
+      inflight.catch(() => undefined);
+    }
+    const { changed } = await store.applyEntries(page.subscriptions, isLast && consistent ? cursor : undefined);
+    applied += changed.length;
+    if (changed.length) ctx.onChange(changed);
+    ctx.onProgress({ pages, entries: seen.size, ...(totals.size ? { total: page.total } : {}) });
+    if (isLast) return { applied, consistent, ...(cursor !== undefined ? { cursor } : {}) };
+  }
+  return { applied, consistent: true };
+}
+
+/** The next page's URL, or undefined when this page is the last. */
+function following(http: Http, current: URL, page: WirePage, pageNumber: number, pageSize: number): URL | undefined {
+  if (page.subscriptions.length === 0) return undefined;
+  if (page.next !== undefined) {
+    let next: URL | undefined;
+    try {
+      next = new URL(page.next, current);
+    } catch {
+      next = undefined;
+    }
+    // A `next` on another origin is never followed: credentials go to the base URL's origin only.
+    if (next && http.sameOrigin(next) && next.href !== current.href) return next;
+  }
+  const size = Math.min(pageSize, page.per_page || pageSize);
+  if (page.subscriptions.length < size) return undefined;
+  // A trustworthy total (not just this page's length) saves asking for an empty page at the end.
+  if (page.next === undefined && page.total !== page.subscriptions.length && pageNumber * size >= page.total) {
+    return undefined;
+  }
+  const next = new URL(current.href);
+  next.searchParams.set('page', String(pageNumber + 1));
+  next.searchParams.set('per_page', String(pageSize));
+  return next;
+}

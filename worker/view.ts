@@ -1,0 +1,78 @@
+// Pure functions from a row's server base and its queued changes to what the app sees.
+import type { ServerBase, StoredChange, StoredSubscription } from '../src/schema.ts';
+import type { Subscription } from '../src/types.ts';
+import { formatTimestamp } from './time.ts';
+
+/** The local view's fields: the base with every live (not failed) queued change folded in, in order. */
+export function fold(
+  base: ServerBase | undefined,
+  changes: readonly StoredChange[],
+): Pick<StoredSubscription, 'feedUrl' | 'isSubscribed' | 'deleted'> {
+  let feedUrl = base?.feedUrl ?? '';
+  let isSubscribed = base?.isSubscribed ?? true;
+  let deleted = base?.deleted;
+  for (const change of changes) {
+    if (change.state === 'failed') continue;
+    if (change.kind === 'add') {
+      feedUrl = change.feedUrl ?? feedUrl;
+      isSubscribed = true;
+      deleted = undefined;
+    } else if (change.kind === 'update' && change.change) {
+      if (change.change.feedUrl !== undefined) feedUrl = change.change.feedUrl;
+      if (change.change.isSubscribed !== undefined) isSubscribed = change.change.isSubscribed;
+    } else if (change.kind === 'remove') {
+      deleted = formatTimestamp(change.createdAt);
+    }
+  }
+  return deleted === undefined ? { feedUrl, isSubscribed } : { feedUrl, isSubscribed, deleted };
+}
+
+/** The guid a row should be keyed by: the last live queued guid change, else the server's guid. */
+export function keyFor(base: ServerBase | undefined, changes: readonly StoredChange[], current: string): string {
+  for (let i = changes.length - 1; i >= 0; i--) {
+    const change = changes[i]!;
+    if (change.state !== 'failed' && change.kind === 'update' && change.change?.guid !== undefined) return change.change.guid;
+  }
+  return base?.guid ?? current;
+}
+
+/** Count of live queued changes. */
+export function liveCount(changes: readonly StoredChange[]): number {
+  let n = 0;
+  for (const change of changes) if (change.state !== 'failed') n++;
+  return n;
+}
+
+/** The public shape of a stored row. */
+export function toSubscription(row: StoredSubscription): Subscription {
+  const view: Subscription = {
+    guid: row.guid,
+    feedUrl: row.feedUrl,
+    isSubscribed: row.isSubscribed,
+    pending: row.pending > 0,
+  };
+  const base = row.base;
+  if (base?.subscriptionChanged !== undefined) view.subscriptionChanged = base.subscriptionChanged;
+  if (base?.guidChanged !== undefined) view.guidChanged = base.guidChanged;
+  if (row.deleted !== undefined) view.deleted = row.deleted;
+  return view;
+}
+
+/** Whether two rows would look the same to the app (no write, no change event needed). */
+export function sameRow(a: StoredSubscription | undefined, b: StoredSubscription): boolean {
+  if (!a) return false;
+  if (a.guid !== b.guid || a.feedUrl !== b.feedUrl || a.isSubscribed !== b.isSubscribed) return false;
+  if (a.deleted !== b.deleted || a.pending !== b.pending) return false;
+  const x = a.base;
+  const y = b.base;
+  if (!x || !y) return x === y;
+  return (
+    x.guid === y.guid &&
+    x.feedUrl === y.feedUrl &&
+    x.isSubscribed === y.isSubscribed &&
+    x.subscriptionChanged === y.subscriptionChanged &&
+    x.guidChanged === y.guidChanged &&
+    x.deleted === y.deleted &&
+    x.at === y.at
+  );
+}

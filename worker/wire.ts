@@ -1,0 +1,239 @@
+// Wire types of the Open Podcast API (snake_case) and their validation. Nothing here touches the store.
+import { SyncError } from '../src/errors.ts';
+import { parseTimestamp } from './time.ts';
+
+/** A subscription entry as `GET /subscriptions` lists it. */
+export interface WireSubscription {
+  feed_url: string;
+  guid: string;
+  is_subscribed: boolean;
+  subscription_changed?: string;
+  new_guid?: string;
+  guid_changed?: string;
+  deleted?: string;
+}
+
+/** A page of `GET /subscriptions`. */
+export interface WirePage {
+  total: number;
+  page: number;
+  per_page: number;
+  next?: string;
+  previous?: string;
+  subscriptions: WireSubscription[];
+}
+
+/** Body of `PATCH /subscriptions/{guid}`. */
+export interface WireUpdateRequest {
+  new_feed_url?: string;
+  new_guid?: string;
+  is_subscribed?: boolean;
+}
+
+/** Response of `PATCH /subscriptions/{guid}`: only the fields that changed. */
+export interface WireUpdateResult {
+  new_feed_url?: string;
+  is_subscribed?: boolean;
+  subscription_changed?: string;
+  new_guid?: string;
+  guid_changed?: string;
+}
+
+/** Body of `POST /subscriptions`. */
+export interface WireAddRequest {
+  subscriptions: { feed_url: string; guid?: string }[];
+}
+
+/** Response of `POST /subscriptions`. */
+export interface WireAddResult {
+  success: { feed_url: string; guid: string; is_subscribed: boolean; subscription_changed?: string }[];
+  failure: { feed_url: string; message: string }[];
+}
+
+/** Response of `DELETE /subscriptions/{guid}`. */
+export interface WireDeletionAccepted {
+  deletion_id: number;
+  message?: string;
+}
+
+/** Response of `GET /deletions/{id}`. */
+export interface WireDeletion {
+  deletion_id: number;
+  status: 'PENDING' | 'SUCCESS' | 'FAILURE';
+  message?: string;
+}
+
+/** The error body; `code` is declared a string but servers send numbers. */
+export interface WireError {
+  code: string | number;
+  message: string;
+}
+
+type Obj = Record<string, unknown>;
+
+function bad(what: string, detail: string): SyncError {
+  return new SyncError('bad-response', `${what}: ${detail}`);
+}
+
+function object(value: unknown, what: string): Obj {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw bad(what, 'not a JSON object');
+  return value as Obj;
+}
+
+function str(o: Obj, key: string, what: string, required: boolean): string | undefined {
+  const v = o[key];
+  if (v === undefined || (v === null && !required)) {
+    if (required) throw bad(what, `missing ${key}`);
+    return undefined;
+  }
+  if (typeof v !== 'string' || v === '') throw bad(what, `${key} is not a non-empty string`);
+  return v;
+}
+
+function time(o: Obj, key: string, what: string): string | undefined {
+  const v = str(o, key, what, false);
+  if (v !== undefined && parseTimestamp(v) === undefined) throw bad(what, `${key} is not a date-time: ${v}`);
+  return v;
+}
+
+function bool(o: Obj, key: string, what: string, required: boolean): boolean | undefined {
+  const v = o[key];
+  if (v === undefined || (v === null && !required)) {
+    if (required) throw bad(what, `missing ${key}`);
+    return undefined;
+  }
+  if (typeof v !== 'boolean') throw bad(what, `${key} is not a boolean`);
+  return v;
+}
+
+function int(o: Obj, key: string, what: string): number {
+  const v = o[key];
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw bad(what, `${key} is not a whole number`);
+  return v;
+}
+
+/** A feed address the library accepts: an absolute http(s) URL. */
+export function isFeedUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/** Validate one listed subscription entry. */
+export function parseSubscription(value: unknown): WireSubscription {
+  const what = 'subscription entry';
+  const o = object(value, what);
+  const entry: WireSubscription = {
+    feed_url: str(o, 'feed_url', what, true)!,
+    guid: str(o, 'guid', what, true)!,
+    is_subscribed: bool(o, 'is_subscribed', what, true)!,
+  };
+  const sc = time(o, 'subscription_changed', what);
+  const ng = str(o, 'new_guid', what, false);
+  const gc = time(o, 'guid_changed', what);
+  const del = time(o, 'deleted', what);
+  if (sc !== undefined) entry.subscription_changed = sc;
+  if (ng !== undefined) entry.new_guid = ng;
+  if (gc !== undefined) entry.guid_changed = gc;
+  if (del !== undefined) entry.deleted = del;
+  return entry;
+}
+
+/** Validate a list page; `maxEntries` is the page size asked for (a bigger page is refused). */
+export function parsePage(value: unknown, maxEntries: number): WirePage {
+  const what = 'subscription page';
+  const o = object(value, what);
+  const list = o.subscriptions;
+  if (!Array.isArray(list)) throw bad(what, 'subscriptions is not an array');
+  if (list.length > maxEntries) throw bad(what, `${list.length} entries where at most ${maxEntries} were asked`);
+  const page: WirePage = {
+    total: int(o, 'total', what),
+    page: int(o, 'page', what),
+    per_page: int(o, 'per_page', what),
+    subscriptions: list.map(parseSubscription),
+  };
+  const next = str(o, 'next', what, false);
+  const previous = str(o, 'previous', what, false);
+  if (next !== undefined) page.next = next;
+  if (previous !== undefined) page.previous = previous;
+  return page;
+}
+
+/** Validate a PATCH response (an empty body is valid: nothing changed). */
+export function parseUpdateResult(value: unknown): WireUpdateResult {
+  const what = 'update result';
+  if (value === undefined) return {};
+  const o = object(value, what);
+  const result: WireUpdateResult = {};
+  const url = str(o, 'new_feed_url', what, false);
+  const sub = bool(o, 'is_subscribed', what, false);
+  const sc = time(o, 'subscription_changed', what);
+  const ng = str(o, 'new_guid', what, false);
+  const gc = time(o, 'guid_changed', what);
+  if (url !== undefined) result.new_feed_url = url;
+  if (sub !== undefined) result.is_subscribed = sub;
+  if (sc !== undefined) result.subscription_changed = sc;
+  if (ng !== undefined) result.new_guid = ng;
+  if (gc !== undefined) result.guid_changed = gc;
+  return result;
+}
+
+/** Validate a POST response. */
+export function parseAddResult(value: unknown): WireAddResult {
+  const what = 'add result';
+  const o = object(value, what);
+  const success = o.success ?? [];
+  const failure = o.failure ?? [];
+  if (!Array.isArray(success) || !Array.isArray(failure)) throw bad(what, 'success/failure are not arrays');
+  return {
+    success: success.map((item) => {
+      const e = object(item, what);
+      const entry: WireAddResult['success'][number] = {
+        feed_url: str(e, 'feed_url', what, true)!,
+        guid: str(e, 'guid', what, true)!,
+        is_subscribed: bool(e, 'is_subscribed', what, false) ?? true,
+      };
+      const sc = time(e, 'subscription_changed', what);
+      if (sc !== undefined) entry.subscription_changed = sc;
+      return entry;
+    }),
+    failure: failure.map((item) => {
+      const e = object(item, what);
+      return { feed_url: str(e, 'feed_url', what, false) ?? '', message: str(e, 'message', what, false) ?? 'refused' };
+    }),
+  };
+}
+
+/** Validate a DELETE response. */
+export function parseDeletionAccepted(value: unknown): WireDeletionAccepted {
+  const what = 'deletion response';
+  const o = object(value, what);
+  const accepted: WireDeletionAccepted = { deletion_id: int(o, 'deletion_id', what) };
+  const message = str(o, 'message', what, false);
+  if (message !== undefined) accepted.message = message;
+  return accepted;
+}
+
+/** Validate a deletion status. */
+export function parseDeletion(value: unknown): WireDeletion {
+  const what = 'deletion status';
+  const o = object(value, what);
+  const status = o.status;
+  if (status !== 'PENDING' && status !== 'SUCCESS' && status !== 'FAILURE') throw bad(what, `unknown status ${String(status)}`);
+  const deletion: WireDeletion = { deletion_id: int(o, 'deletion_id', what), status };
+  const message = str(o, 'message', what, false);
+  if (message !== undefined) deletion.message = message;
+  return deletion;
+}
+
+/** Read an error body if it is one; anything else (HTML, nothing) gives undefined. */
+export function parseError(value: unknown): WireError | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const o = value as Obj;
+  if (typeof o.message !== 'string') return undefined;
+  if (typeof o.code !== 'string' && typeof o.code !== 'number') return undefined;
+  return { code: o.code, message: o.message };
+}
