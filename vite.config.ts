@@ -27,6 +27,7 @@ export default defineConfig({
         test: {
           name: 'node',
           include: ['test/node/**/*.test.ts'],
+          setupFiles: ['test/node/setup.ts'],
           environment: 'node',
           testTimeout: 30_000,
           hookTimeout: 30_000,
