@@ -1,11 +1,14 @@
 // The module worker the page client spawns: a thin comlink.expose over the engine.
 import { expose } from 'comlink';
+import { Dexie } from 'dexie';
 import { SyncError } from '../src/errors.ts';
 import type { EventSink, WorkerApi, WorkerStartOptions } from '../src/protocol.ts';
 import { installErrorTransfer } from '../src/transfer.ts';
 import { createSyncEngine, type SyncEngine } from './engine.ts';
 
 installErrorTransfer();
+// This bundle's own Dexie: its debug mode (on by default for localhost pages) only slows the engine down.
+Dexie.debug = false;
 
 let engine: SyncEngine | undefined;
 
