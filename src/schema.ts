@@ -12,6 +12,8 @@ export interface ServerBase {
   deleted?: string;
   /** Greatest of the timestamps above in ms (0 when the server gave none): orders server states. */
   at: number;
+  /** `subscriptionChanged` in ms (0 when absent): orders the feed address and flag on their own. */
+  dataAt: number;
 }
 
 /** One row of the `subscriptions` table: the local view (keyed by the guid the app sees) and its server base. */

@@ -101,6 +101,18 @@ async function settle(ctx: PushContext, change: StoredChange, error: SyncError):
     return 'paused';
   }
   if (error.code === 'quota') throw error;
+  if (error.code === 'bad-response' && error.status !== undefined && error.status >= 200 && error.status < 300) {
+    // The server took the request (2xx) but its answer is unreadable: a pull reconciles the state.
+    ctx.onNeedsPull();
+    if (change.kind === 'update') {
+      const edit = await ctx.store.ackUpdate(change, undefined);
+      ctx.onChange(edit.changed);
+      return 'done';
+    }
+    // POST is an upsert and DELETE is safe to repeat: send again later rather than guess.
+    await ctx.store.later(change, Date.now() + backoffDelay(ctx.backoff, change.attempts), info(error));
+    return 'later';
+  }
   if (isTransient(error)) {
     ctx.onError(error);
     const notBefore = Date.now() + backoffDelay(ctx.backoff, change.attempts, error.retryAfter);
@@ -123,6 +135,16 @@ async function settle(ctx: PushContext, change: StoredChange, error: SyncError):
   return 'failed';
 }
 
+/** Validate a 2xx body; a failure keeps the status so `settle` knows the server did act. */
+function read<T>(response: { status: number; body: unknown }, parse: (body: unknown) => T): T {
+  try {
+    return parse(response.body);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new SyncError('bad-response', message, { status: response.status });
+  }
+}
+
 /** Send one change; returns the guids whose view changed and where the change stands, or throws a `SyncError`. */
 async function attempt(ctx: PushContext, change: StoredChange): Promise<{ changed: string[]; outcome: Outcome }> {
   const done = (edit: { changed: string[] }) => ({ changed: edit.changed, outcome: 'done' as const });
@@ -130,7 +152,7 @@ async function attempt(ctx: PushContext, change: StoredChange): Promise<{ change
   if (change.kind === 'add') {
     const body = { subscriptions: [{ feed_url: change.feedUrl!, ...(change.addGuid ? { guid: change.addGuid } : {}) }] };
     const response = await http.request('POST', http.url('subscriptions'), body);
-    const result = parseAddResult(response.body);
+    const result = read(response, parseAddResult);
     const item = result.success.find((s) => s.feed_url === change.feedUrl) ?? result.success[0];
     if (!item) {
       const refusal = result.failure[0];
@@ -150,19 +172,13 @@ async function attempt(ctx: PushContext, change: StoredChange): Promise<{ change
     if (c.guid !== undefined) body.new_guid = c.guid;
     if (c.isSubscribed !== undefined) body.is_subscribed = c.isSubscribed;
     const response = await http.request('PATCH', http.url(path), body);
-    let result: WireUpdateResult | undefined;
-    try {
-      result = parseUpdateResult(response.body);
-    } catch {
-      // The server did accept it (2xx); only its echo is unreadable: reconcile with a pull.
-      ctx.onNeedsPull();
-    }
+    const result: WireUpdateResult = read(response, parseUpdateResult);
     return done(await store.ackUpdate(change, result));
   }
 
   if (change.state === 'deleting' && change.deletionId !== undefined) {
     const response = await http.request('GET', http.url(`deletions/${change.deletionId}`));
-    const status = parseDeletion(response.body);
+    const status = read(response, parseDeletion);
     if (status.status === 'PENDING') {
       await store.later(change, Date.now() + backoffDelay(ctx.backoff, change.attempts), undefined);
       return { changed: [], outcome: 'later' };
@@ -176,7 +192,7 @@ async function attempt(ctx: PushContext, change: StoredChange): Promise<{ change
 
   const response = await http.request('DELETE', http.url(path));
   if (response.body === undefined) return done(await store.ackDeleted(change, Date.now()));
-  const accepted = parseDeletionAccepted(response.body);
+  const accepted = read(response, parseDeletionAccepted);
   const edit = await store.deletionAccepted(change, accepted.deletion_id, Date.now() + backoffDelay(ctx.backoff, 0) / 4);
   return { changed: edit.changed, outcome: 'later' };
 }

@@ -11,7 +11,7 @@ import type {
   SubscriptionFilter,
 } from '../src/types.ts';
 import { formatTimestamp, parseTimestamp } from './time.ts';
-import { toSubscription } from './view.ts';
+import { mergeBase, toSubscription } from './view.ts';
 import type { WireAddResult, WireSubscription, WireUpdateResult } from './wire.ts';
 import { createWorkset, type Workset } from './workset.ts';
 
@@ -59,6 +59,7 @@ function baseFromEntry(entry: WireSubscription): ServerBase {
     feedUrl: entry.feed_url,
     isSubscribed: entry.is_subscribed,
     at: entryTime(entry),
+    dataAt: entry.subscription_changed === undefined ? 0 : (parseTimestamp(entry.subscription_changed) ?? 0),
   };
   if (entry.subscription_changed !== undefined) base.subscriptionChanged = entry.subscription_changed;
   if (entry.guid_changed !== undefined) base.guidChanged = entry.guid_changed;
@@ -280,15 +281,15 @@ export function createStore(db: SyncDatabase) {
           const r1 = ws.row(k1);
           const k2 = newest === entry.guid ? k1 : ws.resolve(newest);
           const r2 = k2 === k1 ? r1 : ws.row(k2);
-          const existing = r2 ?? r1;
-          // Never regress: an older server state than the one held is ignored (overlap re-fetches land here).
-          if (existing?.base && existing.base.at > base.at) continue;
           if (newest !== entry.guid) ws.alias(entry.guid, newest);
           if (r1 && r2 && k1 !== k2) {
             // Two local rows are one on the server now: re-key the old one onto the newest (merging them).
             ws.setBase(k1, { ...(r1.base ?? base), guid: k2 });
           }
-          const finalKey = ws.setBase(r2 ? k2 : r1 ? k1 : newest, base);
+          const key = r2 ? k2 : r1 ? k1 : newest;
+          const merged = mergeBase(ws.row(key)?.base, base);
+          if (!merged) continue;
+          const finalKey = ws.setBase(key, merged);
           if (finalKey !== newest) ws.alias(newest, finalKey);
         }
         if (cursor !== undefined) await db.meta.put({ key: CURSOR, value: cursor });
@@ -359,6 +360,7 @@ export function createStore(db: SyncDatabase) {
           feedUrl: item.feed_url,
           isSubscribed: item.is_subscribed,
           at: Math.max(at, row?.base?.at ?? 0),
+          dataAt: Math.max(at, row?.base?.dataAt ?? 0),
         };
         delete base.deleted;
         if (item.subscription_changed !== undefined) base.subscriptionChanged = item.subscription_changed;
@@ -388,7 +390,10 @@ export function createStore(db: SyncDatabase) {
           ws.alias(base.guid, newGuid);
           base.guid = newGuid;
         }
-        if (result?.subscription_changed !== undefined) base.subscriptionChanged = result.subscription_changed;
+        if (result?.subscription_changed !== undefined) {
+          base.subscriptionChanged = result.subscription_changed;
+          base.dataAt = Math.max(base.dataAt, parseTimestamp(result.subscription_changed) ?? 0);
+        }
         if (result?.guid_changed !== undefined) base.guidChanged = result.guid_changed;
         base.at = Math.max(base.at, entryTime(result ?? {}));
         ws.setBase(current.guid, base);

@@ -73,6 +73,30 @@ export function sameRow(a: StoredSubscription | undefined, b: StoredSubscription
     x.subscriptionChanged === y.subscriptionChanged &&
     x.guidChanged === y.guidChanged &&
     x.deleted === y.deleted &&
-    x.at === y.at
+    x.at === y.at &&
+    x.dataAt === y.dataAt
   );
+}
+
+/**
+ * Fold a server entry into the base held locally, part by part, never going back in time: the feed address
+ * and flag by `subscription_changed`, the deleted state by the entry's newest timestamp. (When two entries
+ * collapse into one, each part keeps the most recent server state.) Returns undefined when nothing is newer.
+ */
+export function mergeBase(held: ServerBase | undefined, incoming: ServerBase): ServerBase | undefined {
+  if (!held) return incoming;
+  if (incoming.at < held.at && incoming.dataAt <= held.dataAt) return undefined;
+  const merged: ServerBase = { ...held, guid: incoming.guid, at: Math.max(held.at, incoming.at) };
+  if (incoming.dataAt >= held.dataAt) {
+    merged.feedUrl = incoming.feedUrl;
+    merged.isSubscribed = incoming.isSubscribed;
+    merged.dataAt = incoming.dataAt;
+    if (incoming.subscriptionChanged !== undefined) merged.subscriptionChanged = incoming.subscriptionChanged;
+  }
+  if (incoming.guidChanged !== undefined && (held.guidChanged === undefined || incoming.at >= held.at)) merged.guidChanged = incoming.guidChanged;
+  if (incoming.at >= held.at) {
+    if (incoming.deleted !== undefined) merged.deleted = incoming.deleted;
+    else delete merged.deleted;
+  }
+  return merged;
 }

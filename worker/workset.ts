@@ -140,10 +140,21 @@ export function createWorkset(db: SyncDatabase): Workset {
     if (from === to) return;
     aliases.set(from, to);
     aliasDirty.add(from);
-    if (aliases.get(to)) {
+    // Re-keying back (to → … → from existed): `to` is current again, so its own alias would make a cycle.
+    if (aliases.has(to) && resolveLoaded(to) === from) {
       aliases.set(to, null);
       aliasDirty.add(to);
     }
+  }
+
+  function resolveLoaded(guid: string): string {
+    let current = guid;
+    for (let hop = 0; hop < MAX_HOPS; hop++) {
+      const next = aliases.get(current);
+      if (next === undefined || next === null || next === guid) return current;
+      current = next;
+    }
+    return current;
   }
 
   function markChange(change: StoredChange): void {
