@@ -1,0 +1,53 @@
+import type { FaultMatch, FaultOptions } from './types.ts';
+
+/** One queued fault: what it does, to which requests, how many more times. */
+export interface FaultRule extends FaultOptions {
+  kind: 'fail' | 'drop' | 'malform';
+  remaining: number;
+  match?: FaultMatch;
+  /** Status of a `fail`. */
+  status?: number;
+}
+
+/** The queue of faults waiting for matching /v1 requests. */
+export interface Faults {
+  add(rule: FaultRule): void;
+  /** The first rule matching this request, used up by one; undefined when none applies. */
+  take(method: string, path: string): FaultRule | undefined;
+  clear(): void;
+}
+
+/** Whether a rule's match selects a request (`path` is the full path, starting with `/v1`). */
+export function matches(match: FaultMatch | undefined, method: string, path: string): boolean {
+  // Preflights stay out of reach unless a rule names OPTIONS: a failed preflight is not what callers mean.
+  if (method === 'OPTIONS' && match?.method?.toUpperCase() !== 'OPTIONS') return false;
+  if (!match) return true;
+  if (match.method && match.method.toUpperCase() !== method) return false;
+  const rel = path.slice('/v1'.length) || '/';
+  if (typeof match.path === 'string') return match.path === path || match.path === rel;
+  if (match.path instanceof RegExp) {
+    match.path.lastIndex = 0; // a /g or /y pattern keeps state between tests
+    return match.path.test(rel) || match.path.test(path);
+  }
+  return true;
+}
+
+/** Create an empty fault queue; rules apply in the order they were added. */
+export function createFaults(): Faults {
+  let rules: FaultRule[] = [];
+  return {
+    add(rule) {
+      if (rule.remaining > 0) rules.push({ ...rule });
+    },
+    take(method, path) {
+      const rule = rules.find((r) => matches(r.match, method, path));
+      if (!rule) return undefined;
+      rule.remaining--;
+      if (rule.remaining <= 0) rules = rules.filter((r) => r !== rule);
+      return rule;
+    },
+    clear() {
+      rules = [];
+    },
+  };
+}
