@@ -55,7 +55,7 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
   const db = openSyncDatabase(opts.dbName);
   const store = createStore(db);
   const binding = { server: opts.server, ...(opts.account !== undefined ? { account: opts.account } : {}) };
-  const ready = store.bind(binding);
+  let ready = store.bind(binding);
   ready.catch(() => undefined);
   const closing = new AbortController();
   const listeners = { change: new Set<Listener<'change'>>(), status: new Set<Listener<'status'>>() };
@@ -543,6 +543,8 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
       await running?.catch(() => undefined);
       const keys = await store.allKeys().catch(() => [] as string[]);
       await store.clear(binding);
+      // A store that belonged to another server or account is ours now.
+      ready = Promise.resolve();
       lastError = undefined;
       emitChange(keys);
     },
