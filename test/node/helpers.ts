@@ -44,11 +44,11 @@ export function engine(s: RefServer | { url: string }, options: Partial<SyncOpti
 }
 
 /** Poll until `check` returns a truthy value (or throw after `ms`). */
-export async function until<T>(check: () => T | Promise<T>, ms = 5000, what = 'condition'): Promise<T> {
+export async function until<T>(check: () => T | Promise<T>, ms = 5000, what = 'condition'): Promise<NonNullable<T>> {
   const end = Date.now() + ms;
   for (;;) {
     const value = await check();
-    if (value) return value;
+    if (value) return value as NonNullable<T>;
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
