@@ -19,7 +19,13 @@ export default defineConfig({
       external: ['dexie', 'comlink'],
     },
   },
-  worker: { format: 'es' },
+  worker: {
+    // A module worker (the client spawns it with type: 'module'), self-contained: its own Dexie and comlink.
+    format: 'es',
+    rolldownOptions: {
+      output: { entryFileNames: 'assets/opa-sync-worker-[hash].js', chunkFileNames: 'assets/opa-sync-worker-[name]-[hash].js' },
+    },
+  },
   test: {
     projects: [
       {

@@ -1,0 +1,30 @@
+// What the test page (pages/main.ts) puts on `window`, so node-side tests can drive it with page.evaluate.
+import type { Dexie, liveQuery } from 'dexie';
+import type { ChangeEvent, ClientOptions, SyncClient, SyncError, SyncStatus, isSyncError, openSyncDatabase } from '../../../src/index.ts';
+
+/** Options the page reads from its `?options=` query parameter (JSON). */
+export type PageOptions = Omit<ClientOptions, 'worker'>;
+
+/** The page's handle for tests. */
+export interface PageApi {
+  client: SyncClient;
+  options: PageOptions;
+  /** Every event the client delivered, oldest first. */
+  events: { change: ChangeEvent[]; status: SyncStatus[] };
+  /** The package's exports, as the page sees them. */
+  lib: {
+    SyncError: typeof SyncError;
+    isSyncError: typeof isSyncError;
+    openSyncDatabase: typeof openSyncDatabase;
+    liveQuery: typeof liveQuery;
+    Dexie: typeof Dexie;
+  };
+  /** Scratch space for a test's own page-side state (liveQuery results and such). */
+  scratch: Record<string, unknown>;
+}
+
+declare global {
+  interface Window {
+    opa: PageApi;
+  }
+}

@@ -1,0 +1,108 @@
+// The real client in Chromium: first sync over comlink, then a change made while the server is
+// unreachable survives a reload in IndexedDB and reaches the server exactly once when it is back.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  clientOptions,
+  openPage,
+  pageErrors,
+  ready,
+  requestsFor,
+  served,
+  startHarness,
+  uniqueDbName,
+  waitFor,
+  type Harness,
+} from './support/harness.ts';
+
+const SEED = 12;
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness({ seed: SEED });
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+describe('sync through the module worker', () => {
+  it('pulls every subscription on the first sync and reports it in status', async () => {
+    const context = await h.browser.newContext();
+    const page = await openPage(context, h.pages.url, clientOptions(h.server, uniqueDbName('first')));
+    const result = await page.evaluate(async () => {
+      const report = await window.opa.client.sync();
+      const subscriptions = await window.opa.client.subscriptions({ includeDeleted: true });
+      const status = await window.opa.client.status();
+      return { report, subscriptions, status };
+    });
+    const expected = h.server.state();
+    expect(expected).toHaveLength(SEED);
+    expect(result.subscriptions.map((s) => s.guid).sort()).toEqual(expected.map((e) => e.guid).sort());
+    for (const s of result.subscriptions) {
+      const e = h.server.entry(s.guid)!;
+      expect({ feedUrl: s.feedUrl, isSubscribed: s.isSubscribed, pending: s.pending }).toEqual({
+        feedUrl: e.feed_url,
+        isSubscribed: e.is_subscribed,
+        pending: false,
+      });
+    }
+    expect(result.report.pulled).toBe(SEED);
+    expect(result.report.pending).toBe(0);
+    expect(result.status).toMatchObject({ leader: true, pending: 0, failed: 0, online: true });
+    expect(result.status.cursor).toMatch(/^\d{4}-\d\d-\d\dT/);
+    // A pull's changes are announced to the page as events over comlink.
+    const announced = await page.evaluate(() => new Set(window.opa.events.change.flatMap((e) => e.guids)).size);
+    expect(announced).toBe(SEED);
+    expect(pageErrors(page)).toEqual([]);
+    await context.close();
+  });
+
+  it('keeps a change made while the server is unreachable across a reload and pushes it exactly once', async () => {
+    const context = await h.browser.newContext();
+    const options = clientOptions(h.server, uniqueDbName('reload'));
+    const page = await openPage(context, h.pages.url, options);
+    await page.evaluate(() => window.opa.client.sync());
+    const target = h.server.state().find((e) => e.is_subscribed && !e.deleted)!;
+    expect(target).toBeDefined();
+
+    // Unreachable: every request's connection is cut before the server acts on it.
+    h.server.dropNext(10_000);
+    const view = await page.evaluate((guid) => window.opa.client.update(guid, { isSubscribed: false }), target.guid);
+    expect(view).toMatchObject({ guid: target.guid, isSubscribed: false, pending: true });
+    // The leader tried and failed: status says offline, the change is still queued.
+    await waitFor('a failed attempt to push', () => requestsFor(h.server, 'PATCH', target.guid).length > 0);
+    const offline = await waitFor('status offline', () =>
+      page.evaluate(async () => {
+        const s = await window.opa.client.status();
+        return s.phase === 'offline' && !s.online ? s : undefined;
+      }),
+    );
+    expect(offline.pending).toBe(1);
+
+    await page.reload();
+    await ready(page);
+    const pending = await page.evaluate(() => window.opa.client.pending());
+    expect(pending).toHaveLength(1);
+    expect(pending[0]).toMatchObject({ kind: 'update', guid: target.guid, change: { isSubscribed: false } });
+    expect(await page.evaluate((guid) => window.opa.client.subscription(guid), target.guid)).toMatchObject({
+      isSubscribed: false,
+      pending: true,
+    });
+    expect(served(requestsFor(h.server, 'PATCH', target.guid))).toHaveLength(0);
+    expect(h.server.entry(target.guid)!.is_subscribed).toBe(true);
+
+    // The server comes back; the reloaded page's worker retries on its own (no sync() call).
+    h.server.clearFaults();
+    await waitFor('the queue to drain', () => page.evaluate(async () => (await window.opa.client.pending()).length === 0));
+    await page.evaluate(() => window.opa.client.sync());
+    expect(served(requestsFor(h.server, 'PATCH', target.guid))).toHaveLength(1);
+    expect(h.server.entry(target.guid)!.is_subscribed).toBe(false);
+    expect(await page.evaluate((guid) => window.opa.client.subscription(guid), target.guid)).toMatchObject({
+      isSubscribed: false,
+      pending: false,
+    });
+    const status = await page.evaluate(() => window.opa.client.status());
+    expect(status).toMatchObject({ phase: 'idle', online: true, pending: 0, failed: 0 });
+    expect(pageErrors(page)).toEqual([]);
+    await context.close();
+  });
+});
