@@ -305,6 +305,8 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
 
   async function execute(kind: 'sync' | 'push'): Promise<SyncReport> {
     await ready;
+    // Cheap, and it re-records the binding if another context deleted the database under us.
+    await store.bind(binding);
     const report: SyncReport = { pulled: 0, pushed: 0, failed: 0, pending: 0, requests: 0 };
     const before = requests;
     let pullError: unknown;
