@@ -67,6 +67,11 @@ function baseFromEntry(entry: WireSubscription): ServerBase {
   return base;
 }
 
+/** A fresh queue entry. */
+function queued(fields: Pick<StoredChange, 'guid' | 'kind'> & Partial<StoredChange>, now: number): StoredChange {
+  return { state: 'queued', version: 1, attempts: 0, notBefore: 0, createdAt: now, ...fields };
+}
+
 function toPending(change: StoredChange): PendingChange {
   const pending: PendingChange = {
     id: change.id!,
@@ -186,18 +191,18 @@ export function createStore(db: SyncDatabase) {
           return ws.putChange(last);
         }
         if (!row) ws.createRow(key);
-        return ws.putChange({
-          guid: key,
-          kind: 'add',
-          feedUrl,
-          ...(guid !== undefined ? { addGuid: guid } : {}),
-          ...(row?.base ? { serverGuid: row.base.guid } : {}),
-          state: 'queued',
-          version: 1,
-          attempts: 0,
-          notBefore: 0,
-          createdAt: now,
-        });
+        return ws.putChange(
+          queued(
+            {
+              guid: key,
+              kind: 'add',
+              feedUrl,
+              ...(guid !== undefined ? { addGuid: guid } : {}),
+              ...(row?.base ? { serverGuid: row.base.guid } : {}),
+            },
+            now,
+          ),
+        );
       });
     },
 
@@ -225,17 +230,7 @@ export function createStore(db: SyncDatabase) {
           last.version++;
           return ws.putChange(last);
         }
-        return ws.putChange({
-          guid: key,
-          kind: 'update',
-          change: wanted,
-          ...(row.base ? { serverGuid: row.base.guid } : {}),
-          state: 'queued',
-          version: 1,
-          attempts: 0,
-          notBefore: 0,
-          createdAt: now,
-        });
+        return ws.putChange(queued({ guid: key, kind: 'update', change: wanted, ...(row.base ? { serverGuid: row.base.guid } : {}) }, now));
       });
     },
 
@@ -252,16 +247,7 @@ export function createStore(db: SyncDatabase) {
         }
         // An add that never left this device needs no DELETE: dropping it (done above) was the deletion.
         if (!row.base && ws.changes(key).every((c) => c.state === 'failed')) return key;
-        return ws.putChange({
-          guid: key,
-          kind: 'remove',
-          ...(row.base ? { serverGuid: row.base.guid } : {}),
-          state: 'queued',
-          version: 1,
-          attempts: 0,
-          notBefore: 0,
-          createdAt: now,
-        });
+        return ws.putChange(queued({ guid: key, kind: 'remove', ...(row.base ? { serverGuid: row.base.guid } : {}) }, now));
       });
     },
 
