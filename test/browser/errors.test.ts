@@ -1,0 +1,125 @@
+// Errors cross the comlink boundary as SyncErrors with code and status; close() terminates the worker.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { clientOptions, openPage, pageErrors, sleep, startHarness, uniqueDbName, waitFor, type Harness } from './support/harness.ts';
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness({ seed: 4 });
+});
+beforeEach(() => {
+  h.server.reset();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+/** What the page sees of a rejected call (evaluated in the page). */
+interface Seen {
+  outcome: 'resolved' | 'rejected';
+  name?: string;
+  code?: string;
+  status?: number;
+  message?: string;
+  isSyncError?: boolean;
+  instanceOfSyncError?: boolean;
+}
+
+describe('errors across the worker boundary', () => {
+  it('keeps code and status, and isSyncError holds on the page', async () => {
+    const context = await h.browser.newContext();
+    const page = await openPage(context, h.pages.url, clientOptions(h.server, uniqueDbName('errors')));
+    await page.evaluate(() => window.opa.client.sync());
+    const guid = h.server.state()[0].guid;
+
+    const seen = await page.evaluate(async (g) => {
+      const { client, lib } = window.opa;
+      const attempt = async (run: () => Promise<unknown>): Promise<Seen> => {
+        try {
+          await run();
+          return { outcome: 'resolved' };
+        } catch (e) {
+          const err = e as { name?: string; code?: string; status?: number; message?: string };
+          return {
+            outcome: 'rejected',
+            name: err.name,
+            code: err.code,
+            status: err.status,
+            message: err.message,
+            isSyncError: lib.isSyncError(e),
+            instanceOfSyncError: e instanceof lib.SyncError,
+          };
+        }
+      };
+      return {
+        badFeed: await attempt(() => client.update(g, { feedUrl: 'ftp://example.com/feed.xml' })),
+        emptyChange: await attempt(() => client.update(g, {})),
+        unknownGuid: await attempt(() => client.update('no-such-guid', { isSubscribed: false })),
+        badAdd: await attempt(() => client.add('javascript:alert(1)')),
+        // The server answers 404: the HTTP status must survive the trip.
+        unknownDeletion: await attempt(() => client.deletion(987_654)),
+      };
+    }, guid);
+
+    expect(seen.badFeed).toMatchObject({ outcome: 'rejected', name: 'SyncError', code: 'invalid', isSyncError: true, instanceOfSyncError: true });
+    expect(seen.badFeed.status).toBeUndefined();
+    expect(seen.badFeed.message).toContain('ftp://example.com/feed.xml');
+    expect(seen.emptyChange).toMatchObject({ outcome: 'rejected', code: 'invalid', isSyncError: true });
+    expect(seen.unknownGuid).toMatchObject({ outcome: 'rejected', code: 'not-found', isSyncError: true });
+    expect(seen.badAdd).toMatchObject({ outcome: 'rejected', code: 'invalid', isSyncError: true });
+    expect(seen.unknownDeletion).toMatchObject({ outcome: 'rejected', code: 'not-found', status: 404, isSyncError: true, instanceOfSyncError: true });
+
+    // Nothing was queued by the refused calls.
+    expect(await page.evaluate(() => window.opa.client.pending())).toEqual([]);
+    expect(pageErrors(page)).toEqual([]);
+    await context.close();
+  });
+
+  it('lists a change the server refused in failed() with the reason as data', async () => {
+    const context = await h.browser.newContext();
+    const page = await openPage(context, h.pages.url, clientOptions(h.server, uniqueDbName('refused')));
+    await page.evaluate(() => window.opa.client.sync());
+    const guid = h.server.state()[0].guid;
+    h.server.failNext(1, 422, { method: 'PATCH' });
+    await page.evaluate((g) => window.opa.client.update(g, { isSubscribed: false }), guid);
+    const failed = await waitFor('the refused change in failed()', async () => {
+      const list = await page.evaluate(() => window.opa.client.failed());
+      return list.length ? list : undefined;
+    });
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toMatchObject({ guid, kind: 'update', reason: { code: 'invalid', status: 422 } });
+    expect(await page.evaluate(() => window.opa.client.status())).toMatchObject({ failed: 1, pending: 0 });
+    await context.close();
+  });
+});
+
+describe('close()', () => {
+  it('terminates the worker; later calls reject with closed and nothing more reaches the server', async () => {
+    const context = await h.browser.newContext();
+    const live = await openPage(context, h.pages.url, clientOptions(h.server, uniqueDbName('close'), { pullInterval: 150 }));
+    const worker = live.workers()[0] ?? (await live.waitForEvent('worker'));
+    const closed = new Promise<string>((resolve) => worker.on('close', () => resolve('terminated')));
+    expect(live.workers()).toHaveLength(1);
+
+    // Alive: the interval keeps pulling.
+    await waitFor('background pulls', () => h.server.log().filter((e) => e.method === 'GET').length >= 3);
+    const result = await live.evaluate(async () => {
+      await window.opa.client.close();
+      const codes: (string | undefined)[] = [];
+      for (const call of [() => window.opa.client.status(), () => window.opa.client.sync(), () => window.opa.client.update('x', { isSubscribed: true })]) {
+        codes.push(await call().then(() => 'resolved', (e: { code?: string }) => e.code));
+      }
+      return { codes, isError: await window.opa.client.pending().catch((e) => window.opa.lib.isSyncError(e)) };
+    });
+    expect(result.codes).toEqual(['closed', 'closed', 'closed']);
+    expect(result.isError).toBe(true);
+    expect(await Promise.race([closed, sleep(5000).then(() => 'still running')])).toBe('terminated');
+    expect(live.workers()).toHaveLength(0);
+
+    const after = h.server.log().length;
+    await sleep(800); // several pull intervals
+    expect(h.server.log().length).toBe(after);
+    expect(pageErrors(live)).toEqual([]);
+    await context.close();
+  });
+});
