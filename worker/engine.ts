@@ -40,6 +40,8 @@ export interface SyncEngine extends SyncApi {
 /** ms of server time re-fetched before the cursor (second-precision servers, commit-order gaps). */
 const PULL_OVERLAP = 2000;
 const MAX_DRAINS = 3;
+/** ms over which status events are coalesced. */
+const STATUS_THROTTLE = 25;
 
 function info(error: unknown): ErrorInfo {
   if (isSyncError(error)) {
@@ -119,6 +121,7 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
   }
 
   let statusQueued = false;
+  /** Coalesced: a pull of thousands of pages must not read the counts thousands of times. */
   function emitStatus(): void {
     if (statusQueued || closed) return;
     statusQueued = true;
