@@ -63,6 +63,7 @@ async function drainOnce(ctx: PullContext, since: string | undefined, previous: 
   let pages = 0;
   let url = http.url('subscriptions', { since, page: 1, per_page: pageSize });
   let pageNumber = 1;
+  let repeats = 0;
 
   const fetchPage = async (target: URL): Promise<WirePage> => parsePage((await http.request('GET', target)).body, pageSize);
   let inflight: Promise<WirePage> | undefined = fetchPage(url);
@@ -73,10 +74,14 @@ async function drainOnce(ctx: PullContext, since: string | undefined, previous: 
     pages++;
     if (pages > MAX_PAGES) throw new SyncError('bad-response', `more than ${MAX_PAGES} pages: the server never ends the list`);
     let pageMax = 0;
+    const before = seen.size;
     for (const entry of page.subscriptions) {
       seen.add(entry.guid);
       pageMax = Math.max(pageMax, entryTime(entry));
     }
+    // A server that ignores `page` would be walked forever: full pages with nothing new give it away.
+    repeats = seen.size === before && page.subscriptions.length > 0 ? repeats + 1 : 0;
+    if (repeats >= 3) throw new SyncError('bad-response', 'the server keeps answering pages already seen (is `page` ignored?)');
     if (pages === 1) firstPageMax = pageMax;
     maxAt = Math.max(maxAt, pageMax);
     totals.add(page.total);

@@ -202,3 +202,21 @@ describe('pull', () => {
     expect((await e.status()).progress).toBeUndefined();
   });
 });
+
+describe('pull against a server that ignores page', () => {
+  it('stops with bad-response instead of walking forever', async () => {
+    const s = await server({ seed: 12, links: 'none' });
+    // Page 1 every time, and `total` filled with the page length (as one real server does): only the
+    // repeated content can tell that the walk never ends.
+    const stuck = spyFetch(async (url, init, real) => {
+      url.searchParams.set('page', '1');
+      const body = await (await real(url, init)).json();
+      body.total = body.subscriptions.length;
+      return new Response(JSON.stringify(body), { status: 200 });
+    });
+    const e = engine(s, { pageSize: 5, fetch: stuck });
+    await expect(e.sync()).rejects.toMatchObject({ code: 'bad-response' });
+    expect(requests(s, 'GET', '/subscriptions').length).toBeLessThan(12);
+    expect((await e.status()).cursor).toBeUndefined();
+  });
+});
