@@ -1,0 +1,573 @@
+// The benchmark itself: headless Chromium on an on-disk profile, the reference server on loopback, the real
+// client and module worker (a production build of the bench page), real IndexedDB. `runBench` returns the
+// figures; run.ts prints them and writes the JSON; smoke.check.ts runs the quick plan and checks the shape.
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { cpus, loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
+import { startServer } from '../server/server.ts';
+import type { RefServer, RequestLogEntry } from '../server/types.ts';
+import type { PullArgs } from './pages/api.ts';
+import { call, launchBenchBrowser, type BenchBrowser } from './support/browser.ts';
+import { sampleWorkerHeaps } from './support/heap.ts';
+import { measureSize, type SizeResult } from './support/size.ts';
+import { startSite } from './support/site.ts';
+import { median, percentile, round } from './support/stats.ts';
+
+const repo = fileURLToPath(new URL('../../', import.meta.url));
+const TOKEN = 'demo-token';
+const PAGE_SIZE = 500;
+/** The engine's re-fetch window before its cursor (worker/engine.ts PULL_OVERLAP), plus a margin. */
+const OVERLAP_MS = 2000;
+const MB = 1024 * 1024;
+/** Worker names (the `name` given to `new Worker`): the engine's and the baseline's. */
+const ENGINE_WORKER = 'opa-sync';
+const BASELINE_WORKER = 'opa-bench-baseline';
+
+export type SizeKey = 'n1k' | 'n10k' | 'n100k';
+export type Section = 'pull' | 'incremental' | 'replay' | 'size';
+export const SECTIONS: readonly Section[] = ['pull', 'incremental', 'replay', 'size'];
+
+/** What to run. */
+export interface BenchPlan {
+  mode: 'full' | 'quick';
+  /** Initial pulls: the JSON key, the number of subscriptions, runs (engine and baseline each). */
+  initial: { key: SizeKey; n: number; runs: number }[];
+  /** Which size's engine runs give the main thread's longest task, and which the worker's peak heap. */
+  longTaskFrom: SizeKey;
+  memoryFrom: SizeKey;
+  incremental: { n: number; reps: number; changes: number; afterBulk: boolean };
+  updates: number;
+  replay: { subscriptions: number; changes: number; latencyMs: number; runs: number };
+}
+
+export const FULL_PLAN: BenchPlan = {
+  mode: 'full',
+  initial: [
+    { key: 'n1k', n: 1_000, runs: 7 },
+    { key: 'n10k', n: 10_000, runs: 5 },
+    { key: 'n100k', n: 100_000, runs: 3 },
+  ],
+  longTaskFrom: 'n10k',
+  memoryFrom: 'n100k',
+  incremental: { n: 10_000, reps: 5, changes: 10, afterBulk: true },
+  updates: 200,
+  replay: { subscriptions: 100, changes: 1_000, latencyMs: 20, runs: 3 },
+};
+
+/** Tiny sizes, one run each: checks the harness end to end in well under a minute. */
+export const QUICK_PLAN: BenchPlan = {
+  mode: 'quick',
+  initial: [
+    { key: 'n1k', n: 100, runs: 1 },
+    { key: 'n10k', n: 500, runs: 1 },
+    { key: 'n100k', n: 2_000, runs: 1 },
+  ],
+  longTaskFrom: 'n10k',
+  memoryFrom: 'n100k',
+  incremental: { n: 500, reps: 1, changes: 10, afterBulk: false },
+  updates: 20,
+  replay: { subscriptions: 10, changes: 100, latencyMs: 20, runs: 1 },
+};
+
+export interface InitialPullFigure {
+  n: number;
+  runs: number;
+  /** Medians of the runs. */
+  engineMs: number;
+  baselineMs: number;
+  /** engineMs / baselineMs (ratio of the medians). */
+  ratio: number;
+  /** Median of the per-run engine/baseline ratios (runs are paired: same data, back to back). */
+  pairedRatio: number;
+  entriesPerSec: number;
+  baselineEntriesPerSec: number;
+  /** GET /subscriptions per pull, engine and baseline; CORS preflights (OPTIONS) counted apart. */
+  requests: number;
+  baselineRequests: number;
+  preflights: number;
+  engineRunsMs: number[];
+  baselineRunsMs: number[];
+}
+
+export interface PullCostFigure {
+  /** GET /subscriptions requests the server saw (CORS preflights not counted). */
+  requests: number;
+  ms: number;
+  preflights: number;
+  msRuns: number[];
+}
+
+export interface BenchResult {
+  meta: {
+    mode: BenchPlan['mode'];
+    startedAt: string;
+    wallMs: number;
+    commit: string;
+    /** Uncommitted changes under src/ and worker/ when the bench ran (the figures are of the tree as it was). */
+    dirty: string[];
+    node: string;
+    chromium: string;
+    cpus: number;
+    loadAvgStart: number[];
+    loadAvgEnd: number[];
+    pageSize: number;
+    sections: Section[];
+  };
+  initialPull: Partial<Record<SizeKey, InitialPullFigure>>;
+  incrementalPull?: {
+    n: number;
+    noChange: PullCostFigure;
+    tenChanges: PullCostFigure & { changes: number };
+    /** No change, right after a bulk of entries 1 ms apart (seeding): the 2 s overlap re-reads its tail. */
+    noChangeAfterBulk?: PullCostFigure;
+  };
+  updateLatency?: {
+    p50Ms?: number;
+    p95Ms?: number;
+    maxMs?: number;
+    updates?: number;
+    /** Median over the longTaskFrom-size engine pulls of each pull's longest main-thread 'longtask' (0: none ≥ 50 ms). */
+    longestTaskMs?: number;
+    longestTaskWorstMs?: number;
+    longTaskPullSize?: number;
+    /** Median of each pull's largest lateness of a 10 ms timer loop on the page (also counts time the OS took the CPU away). */
+    maxLoopGapMs?: number;
+  };
+  replay?: {
+    changes: number;
+    subscriptions: number;
+    /** Queue entries after coalescing, before going online. */
+    queued: number;
+    /** Push requests the server saw after going online (the changes sent); medians of the runs. */
+    requests: number;
+    patches: number;
+    /** Every request after going online: the push's plus the pull's GET /subscriptions (sync = pull, then push). */
+    totalRequests: number;
+    preflights: number;
+    ms: number;
+    msRuns: number[];
+    latencyMs: number;
+  };
+  memory?: {
+    /** Median over the memoryFrom-size engine pulls of the worker's peak used JS heap (CDP Runtime.getHeapUsage, 25 ms samples). */
+    peakHeapMB: number;
+    peakHeapMaxMB: number;
+    baselinePeakHeapMB: number;
+    n: number;
+    method: string;
+  };
+  size?: SizeResult;
+  targets: TargetCheck[];
+}
+
+export interface TargetCheck {
+  name: string;
+  key: string;
+  value: number | undefined;
+  target: string;
+  ok: boolean | undefined;
+}
+
+export interface BenchOptions {
+  plan: BenchPlan;
+  sections?: readonly Section[];
+  /** Limit the initial pull sizes (the keys). */
+  sizes?: readonly SizeKey[];
+  /** Build the size figures from a fresh copy even when dist/ exists. */
+  ownBuildForSize?: boolean;
+  /** Progress lines. */
+  log?: (line: string) => void;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function listRequests(log: RequestLogEntry[]) {
+  const real = log.filter((e) => e.method !== 'OPTIONS');
+  return {
+    gets: real.filter((e) => e.method === 'GET' && e.path === '/v1/subscriptions').length,
+    real: real.length,
+    patches: real.filter((e) => e.method === 'PATCH').length,
+    /** What a push sends: everything but the pull's list requests. */
+    push: real.filter((e) => !(e.method === 'GET' && e.path === '/v1/subscriptions')).length,
+    preflights: log.length - real.length,
+  };
+}
+
+function gitInfo(): { commit: string; dirty: string[] } {
+  try {
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repo, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'worker'], { cwd: repo, encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.trim());
+    return { commit, dirty };
+  } catch {
+    return { commit: 'unknown', dirty: [] };
+  }
+}
+
+function pullArgs(server: RefServer, label: string): PullArgs {
+  return { baseUrl: server.url, token: TOKEN, dbName: `opa-bench-${label}-${randomUUID().slice(0, 8)}`, pageSize: PAGE_SIZE };
+}
+
+async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`bench: timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+// ---- initial pull, main-thread responsiveness, worker heap ----------------------------------------------------
+
+interface EngineRun {
+  ms: number;
+  requests: number;
+  preflights: number;
+  longestTaskMs: number;
+  maxLoopGapMs: number;
+  peakUsed: number;
+}
+
+async function initialPulls(browser: BenchBrowser, plan: BenchPlan, sizes: BenchPlan['initial'], result: BenchResult, log: (l: string) => void) {
+  const engineRunsBySize = new Map<SizeKey, EngineRun[]>();
+  const baselinePeaks = new Map<SizeKey, number[]>();
+  let warmedUp = false;
+  for (const { key, n, runs } of sizes) {
+    const server = await startServer({ port: 0, seed: n });
+    const page = await browser.openPage();
+    const heap = await sampleWorkerHeaps(page);
+    try {
+      if (!warmedUp) {
+        // JIT, disk caches and the first worker spawn: not measured.
+        const warm = Math.min(n, 1000);
+        const warmServer = await startServer({ port: 0, seed: warm });
+        for (const kind of ['enginePull', 'baselinePull'] as const) {
+          const args = pullArgs(warmServer, 'warm');
+          await call(page, kind, args);
+          await call(page, 'deleteDb', args.dbName);
+        }
+        await warmServer.close();
+        warmedUp = true;
+      }
+      const engine: EngineRun[] = [];
+      const baseline: { ms: number; requests: number; peakUsed: number }[] = [];
+      for (let i = 0; i < runs; i++) {
+        // Paired runs on the same data, alternating which goes first.
+        for (const kind of i % 2 === 0 ? (['engine', 'baseline'] as const) : (['baseline', 'engine'] as const)) {
+          const args = pullArgs(server, `${kind}-${key}-${i}`);
+          server.clearLog();
+          heap.reset();
+          if (kind === 'engine') {
+            const r = await call(page, 'enginePull', args);
+            if (r.count !== n) throw new Error(`bench: the engine stored ${r.count} of ${n} subscriptions`);
+            const reqs = listRequests(server.log());
+            const peakUsed = heap.snapshot().peakUsed[ENGINE_WORKER] ?? NaN;
+            engine.push({ ms: r.ms, requests: reqs.gets, preflights: reqs.preflights, longestTaskMs: r.longestTaskMs, maxLoopGapMs: r.maxLoopGapMs, peakUsed });
+            log(`  initialPull ${key} run ${i + 1}/${runs} engine   ${r.ms.toFixed(0)} ms, ${reqs.gets} requests, heap ${(peakUsed / MB).toFixed(1)} MB, longtask ${r.longestTaskMs.toFixed(0)} ms`);
+          } else {
+            const r = await call(page, 'baselinePull', args);
+            if (r.count !== n) throw new Error(`bench: the baseline stored ${r.count} of ${n} subscriptions`);
+            const peakUsed = heap.snapshot().peakUsed[BASELINE_WORKER] ?? NaN;
+            baseline.push({ ms: r.ms, requests: r.requests, peakUsed });
+            log(`  initialPull ${key} run ${i + 1}/${runs} baseline ${r.ms.toFixed(0)} ms, ${r.requests} requests, heap ${(peakUsed / MB).toFixed(1)} MB`);
+          }
+          await call(page, 'deleteDb', args.dbName);
+          // Let the storage backend settle after deleting a big database.
+          await sleep(n >= 50_000 ? 1000 : 100);
+        }
+      }
+      const engineMs = median(engine.map((r) => r.ms));
+      const baselineMs = median(baseline.map((r) => r.ms));
+      result.initialPull[key] = {
+        n,
+        runs,
+        engineMs: round(engineMs),
+        baselineMs: round(baselineMs),
+        ratio: round(engineMs / baselineMs, 3),
+        pairedRatio: round(median(engine.map((r, i) => r.ms / baseline[i]!.ms)), 3),
+        entriesPerSec: Math.round(n / (engineMs / 1000)),
+        baselineEntriesPerSec: Math.round(n / (baselineMs / 1000)),
+        requests: median(engine.map((r) => r.requests)),
+        baselineRequests: median(baseline.map((r) => r.requests)),
+        preflights: median(engine.map((r) => r.preflights)),
+        engineRunsMs: engine.map((r) => round(r.ms)),
+        baselineRunsMs: baseline.map((r) => round(r.ms)),
+      };
+      engineRunsBySize.set(key, engine);
+      baselinePeaks.set(key, baseline.map((r) => r.peakUsed));
+    } finally {
+      await heap.stop();
+      await page.close();
+      await server.close();
+    }
+  }
+
+  const lt = engineRunsBySize.get(plan.longTaskFrom);
+  if (lt) {
+    result.updateLatency = {
+      ...result.updateLatency,
+      longestTaskMs: round(median(lt.map((r) => r.longestTaskMs))),
+      longestTaskWorstMs: round(Math.max(...lt.map((r) => r.longestTaskMs))),
+      longTaskPullSize: result.initialPull[plan.longTaskFrom]!.n,
+      maxLoopGapMs: round(median(lt.map((r) => r.maxLoopGapMs))),
+    };
+  }
+  const mem = engineRunsBySize.get(plan.memoryFrom);
+  if (mem) {
+    result.memory = {
+      peakHeapMB: round(median(mem.map((r) => r.peakUsed)) / MB),
+      peakHeapMaxMB: round(Math.max(...mem.map((r) => r.peakUsed)) / MB),
+      baselinePeakHeapMB: round(median(baselinePeaks.get(plan.memoryFrom)!) / MB),
+      n: result.initialPull[plan.memoryFrom]!.n,
+      method:
+        'CDP: auto-attach to the page\'s dedicated workers, Runtime.getHeapUsage (usedSize) every 25 ms during each pull; median of the per-pull peaks',
+    };
+  }
+}
+
+// ---- incremental pulls and update latency ---------------------------------------------------------------------
+
+async function timedSyncs(page: Page, server: RefServer, reps: number, before?: (rep: number) => Promise<void> | void): Promise<PullCostFigure> {
+  const ms: number[] = [];
+  const gets: number[] = [];
+  const preflights: number[] = [];
+  for (let rep = 0; rep < reps; rep++) {
+    await before?.(rep);
+    server.clearLog();
+    const r = await call(page, 'sync');
+    const reqs = listRequests(server.log());
+    ms.push(r.ms);
+    gets.push(reqs.gets);
+    preflights.push(reqs.preflights);
+  }
+  return { requests: median(gets), ms: round(median(ms)), preflights: median(preflights), msRuns: ms.map((x) => round(x)) };
+}
+
+async function incremental(browser: BenchBrowser, plan: BenchPlan, result: BenchResult, log: (l: string) => void) {
+  const { n, reps, changes, afterBulk } = plan.incremental;
+  const figures: NonNullable<BenchResult['incrementalPull']> = { n } as NonNullable<BenchResult['incrementalPull']>;
+
+  if (afterBulk) {
+    const server = await startServer({ port: 0, seed: n });
+    const page = await browser.openPage();
+    const args = pullArgs(server, 'bulk');
+    try {
+      await call(page, 'open', args);
+      await call(page, 'sync');
+      figures.noChangeAfterBulk = await timedSyncs(page, server, reps);
+      log(`  incrementalPull noChangeAfterBulk: ${figures.noChangeAfterBulk.requests} requests, ${figures.noChangeAfterBulk.ms} ms`);
+      await call(page, 'close');
+      await call(page, 'deleteDb', args.dbName);
+    } finally {
+      await page.close();
+      await server.close();
+    }
+  }
+
+  const server = await startServer({ port: 0, seed: n });
+  const seededAt = Date.now();
+  const page = await browser.openPage();
+  const args = pullArgs(server, 'incremental');
+  try {
+    // Seeding writes n entries 1 ms apart ending now; a real account's newest changes are sparse. One change
+    // made later than the engine's overlap window puts the cursor where nothing else is within 2 s of it.
+    await sleep(Math.max(0, OVERLAP_MS + 100 - (Date.now() - seededAt)));
+    const state = server.state();
+    server.foreign.patch(state[0]!.guid, { is_subscribed: !state[0]!.is_subscribed });
+    await call(page, 'open', args);
+    await call(page, 'sync');
+    figures.noChange = await timedSyncs(page, server, reps);
+    log(`  incrementalPull noChange: ${figures.noChange.requests} requests, ${figures.noChange.ms} ms`);
+
+    let next = 1;
+    const patched: { guid: string; isSubscribed: boolean }[][] = [];
+    const ten = await timedSyncs(page, server, reps, (rep) => {
+      patched[rep] = [];
+      for (let k = 0; k < changes; k++) {
+        const entry = state[next++]!;
+        server.foreign.patch(entry.guid, { is_subscribed: !entry.is_subscribed });
+        patched[rep]!.push({ guid: entry.guid, isSubscribed: !entry.is_subscribed });
+      }
+    });
+    for (const { guid, isSubscribed } of patched.flat()) {
+      const local = await call(page, 'subscription', guid);
+      if (local?.isSubscribed !== isSubscribed) throw new Error(`bench: the pull did not bring a foreign change to ${guid}`);
+    }
+    figures.tenChanges = { ...ten, changes };
+    log(`  incrementalPull tenChanges: ${ten.requests} requests, ${ten.ms} ms`);
+    result.incrementalPull = figures;
+
+    // Update latency on the same synced store: distinct subscriptions, each flag flipped once.
+    const plan200 = state.slice(-plan.updates).map((e) => ({ guid: e.guid, change: { isSubscribed: !e.is_subscribed } }));
+    const latencies = await call(page, 'updates', plan200);
+    result.updateLatency = {
+      ...result.updateLatency,
+      p50Ms: round(percentile(latencies, 50), 2),
+      p95Ms: round(percentile(latencies, 95), 2),
+      maxMs: round(Math.max(...latencies), 2),
+      updates: latencies.length,
+    };
+    log(`  updateLatency: p50 ${result.updateLatency.p50Ms} ms, p95 ${result.updateLatency.p95Ms} ms over ${latencies.length}`);
+    await waitUntil('the updates to be pushed', async () => (await call(page, 'pendingCount')) === 0, 60_000);
+    for (const { guid, change } of plan200) {
+      if (server.entry(guid)?.is_subscribed !== change.isSubscribed) throw new Error(`bench: update of ${guid} did not reach the server`);
+    }
+    await call(page, 'close');
+    await call(page, 'deleteDb', args.dbName);
+  } finally {
+    await page.close();
+    await server.close();
+  }
+}
+
+// ---- replay of an offline queue ------------------------------------------------------------------------------
+
+async function replay(browser: BenchBrowser, plan: BenchPlan, result: BenchResult, log: (l: string) => void) {
+  const { subscriptions, changes, latencyMs, runs } = plan.replay;
+  const server = await startServer({ port: 0, seed: subscriptions, latencyMs });
+  const page = await browser.openPage();
+  const context = page.context();
+  const rows: { ms: number; requests: number; total: number; patches: number; preflights: number; queued: number }[] = [];
+  try {
+    for (let run = 0; run < runs; run++) {
+      const args = pullArgs(server, `replay-${run}`);
+      await call(page, 'open', args);
+      await call(page, 'sync');
+      const guids = server.state().map((e) => e.guid);
+      await context.setOffline(true);
+      await waitUntil('the worker to see the page offline', async () => !(await call(page, 'status')).online);
+      server.clearLog();
+      // `changes` edits spread over the subscriptions: flags flipped, feed addresses moved.
+      const expected = new Map<string, { feedUrl?: string; isSubscribed?: boolean }>();
+      const edits = Array.from({ length: changes }, (_, i) => {
+        const guid = guids[i % guids.length]!;
+        const change = i % 3 === 0 ? { feedUrl: `https://replay.example/r${run}/${i}/feed.xml` } : { isSubscribed: i % 2 === 0 };
+        expected.set(guid, { ...expected.get(guid), ...change });
+        return { guid, change };
+      });
+      await call(page, 'updates', edits);
+      const sentOffline = listRequests(server.log()).real;
+      if (sentOffline) throw new Error(`bench: ${sentOffline} requests went out while offline`);
+      const queued = await call(page, 'pendingCount');
+      server.clearLog();
+      await context.setOffline(false);
+      const ms = await call(page, 'drainedAfterOnline', 60_000);
+      const reqs = listRequests(server.log());
+      for (const [guid, want] of expected) {
+        const got = server.entry(guid);
+        if (!got || (want.feedUrl !== undefined && got.feed_url !== want.feedUrl) || (want.isSubscribed !== undefined && got.is_subscribed !== want.isSubscribed)) {
+          throw new Error(`bench: after replay the server's ${guid} is not what was queued`);
+        }
+      }
+      rows.push({ ms, requests: reqs.push, total: reqs.real, patches: reqs.patches, preflights: reqs.preflights, queued });
+      log(`  replay run ${run + 1}/${runs}: ${changes} changes → ${queued} queued → ${reqs.push} push requests (${reqs.patches} PATCH) + ${reqs.real - reqs.push} pull GET, drained in ${ms.toFixed(0)} ms`);
+      await call(page, 'close');
+      await call(page, 'deleteDb', args.dbName);
+    }
+  } finally {
+    await context.setOffline(false).catch(() => undefined);
+    await page.close();
+    await server.close();
+  }
+  result.replay = {
+    changes,
+    subscriptions,
+    queued: median(rows.map((r) => r.queued)),
+    requests: median(rows.map((r) => r.requests)),
+    patches: median(rows.map((r) => r.patches)),
+    totalRequests: median(rows.map((r) => r.total)),
+    preflights: median(rows.map((r) => r.preflights)),
+    ms: round(median(rows.map((r) => r.ms))),
+    msRuns: rows.map((r) => round(r.ms)),
+    latencyMs,
+  };
+}
+
+// ---- targets -------------------------------------------------------------------------------------------------
+
+function check(name: string, key: string, value: number | undefined, target: string, ok: (v: number) => boolean): TargetCheck {
+  return { name, key, value, target, ok: value === undefined || Number.isNaN(value) ? undefined : ok(value) };
+}
+
+/** The issue's targets, checked against the figures (undefined: not measured in this run). */
+export function checkTargets(r: BenchResult): TargetCheck[] {
+  return [
+    check('initial pull 10k, engine/baseline', 'initialPull.n10k.ratio', r.initialPull.n10k?.ratio, '≤ 1.0', (v) => v <= 1),
+    check('initial pull 100k, engine/baseline', 'initialPull.n100k.ratio', r.initialPull.n100k?.ratio, '≤ 1.0', (v) => v <= 1),
+    check('incremental pull, nothing changed', 'incrementalPull.noChange.requests', r.incrementalPull?.noChange.requests, '= 1 request', (v) => v === 1),
+    check('update() until durable, p50', 'updateLatency.p50Ms', r.updateLatency?.p50Ms, '< 10 ms', (v) => v < 10),
+    check('longest main-thread task in a pull', 'updateLatency.longestTaskMs', r.updateLatency?.longestTaskMs, '< 50 ms', (v) => v < 50),
+    check('replay push requests', 'replay.requests', r.replay?.requests, '≤ 100', (v) => v <= 100),
+    check('replay time at 20 ms latency', 'replay.ms', r.replay?.ms, '< 2000 ms', (v) => v < 2000),
+    check('worker peak heap, 100k pull', 'memory.peakHeapMB', r.memory?.peakHeapMB, '< 64 MB', (v) => v < 64),
+    check('page entry, gzip', 'size.pageGzipBytes', r.size?.pageGzipBytes, '< 4 KiB', (v) => v < 4096),
+    check('worker bundle, gzip', 'size.workerGzipBytes', r.size?.workerGzipBytes, '< 40 KiB', (v) => v < 40 * 1024),
+  ];
+}
+
+// ---- the run -------------------------------------------------------------------------------------------------
+
+/** Run the benchmark plan; resolves with every figure (throws when a run is not correct: counts, states). */
+export async function runBench(options: BenchOptions): Promise<BenchResult> {
+  const { plan } = options;
+  const log = options.log ?? (() => undefined);
+  const sections = [...(options.sections ?? SECTIONS)];
+  const started = Date.now();
+  const git = gitInfo();
+  const result: BenchResult = {
+    meta: {
+      mode: plan.mode,
+      startedAt: new Date(started).toISOString(),
+      wallMs: 0,
+      commit: git.commit,
+      dirty: git.dirty,
+      node: process.version,
+      chromium: 'unknown',
+      cpus: cpus().length,
+      loadAvgStart: loadavg().map((x) => round(x, 2)),
+      loadAvgEnd: [],
+      pageSize: PAGE_SIZE,
+      sections,
+    },
+    initialPull: {},
+    targets: [],
+  };
+
+  const needsBrowser = sections.some((s) => s !== 'size');
+  if (needsBrowser) {
+    log('building the bench page (Vite, production) ...');
+    const site = await startSite();
+    let browser: BenchBrowser | undefined;
+    try {
+      browser = await launchBenchBrowser(site.url);
+      result.meta.chromium = browser.version;
+      if (sections.includes('pull')) {
+        const sizes = plan.initial.filter((s) => !options.sizes || options.sizes.includes(s.key));
+        log(`initialPull (${sizes.map((s) => `${s.n}×${s.runs}`).join(', ')}; engine and baseline each) ...`);
+        await initialPulls(browser, plan, sizes, result, log);
+      }
+      if (sections.includes('incremental')) {
+        log(`incrementalPull and updateLatency (${plan.incremental.n} subscriptions) ...`);
+        await incremental(browser, plan, result, log);
+      }
+      if (sections.includes('replay')) {
+        log(`replay (${plan.replay.changes} changes over ${plan.replay.subscriptions} subscriptions, ${plan.replay.latencyMs} ms latency) ...`);
+        await replay(browser, plan, result, log);
+      }
+    } finally {
+      await browser?.close();
+      await site.close();
+    }
+  }
+  if (sections.includes('size')) {
+    log('size ...');
+    result.size = await measureSize(options.ownBuildForSize);
+  }
+  result.targets = checkTargets(result);
+  result.meta.loadAvgEnd = loadavg().map((x) => round(x, 2));
+  result.meta.wallMs = Date.now() - started;
+  return result;
+}

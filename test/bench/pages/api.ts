@@ -1,0 +1,74 @@
+// What the bench page exposes as `window.bench` (types only; shared by the page and the Node runner).
+import type { Subscription, SyncReport, SyncStatus } from '../../../src/types.ts';
+
+/** Where and how to pull. */
+export interface PullArgs {
+  baseUrl: string;
+  token: string;
+  dbName: string;
+  pageSize: number;
+}
+
+/** Main-thread responsiveness while something ran. */
+export interface Responsiveness {
+  /** Longest 'longtask' entry (tasks of 50 ms and more); 0 when there was none. */
+  longestTaskMs: number;
+  longTasks: number;
+  /** Largest lateness of a 10 ms timer loop: an upper bound on any task, even those under 50 ms. */
+  maxLoopGapMs: number;
+}
+
+/** One engine pull on a fresh database, timed from before `createSyncClient` to `sync()` resolving. */
+export interface EnginePullResult extends Responsiveness {
+  ms: number;
+  report: SyncReport;
+  /** Rows in the engine's subscriptions table afterwards. */
+  count: number;
+  /** `change` events and guids the page received. */
+  changeEvents: number;
+  statusEvents: number;
+}
+
+/** One baseline pull, timed from before `new Worker` to its 'done' message. */
+export interface BaselinePullResult {
+  ms: number;
+  requests: number;
+  entries: number;
+  count: number;
+}
+
+/** Options of the baseline worker (sent in its start message). */
+export interface BaselineArgs extends PullArgs {
+  /** Fetch page N+1 while page N is written (the engine does); default false: the plain loop. */
+  prefetch?: boolean;
+}
+
+/** Messages from the baseline worker. */
+export type BaselineMessage = { type: 'done'; requests: number; entries: number } | { type: 'error'; message: string };
+
+/** `window.bench`. */
+export interface BenchApi {
+  enginePull(args: PullArgs): Promise<EnginePullResult>;
+  baselinePull(args: BaselineArgs): Promise<BaselinePullResult>;
+  /** Start a long-lived client (for incremental pulls, updates and replay). */
+  open(args: PullArgs, extra?: { pushDelay?: number }): Promise<void>;
+  /** `client.sync()` on the open client, timed. */
+  sync(): Promise<{ ms: number; report: SyncReport }>;
+  /** Sequential `client.update()` calls; the round trip of each in ms. */
+  updates(plan: { guid: string; change: { isSubscribed?: boolean; feedUrl?: string } }[]): Promise<number[]>;
+  /** `client.subscription(guid)` on the open client. */
+  subscription(guid: string): Promise<Subscription | undefined>;
+  status(): Promise<SyncStatus>;
+  pendingCount(): Promise<number>;
+  /** Milliseconds from the last `online` event until `pending()` is empty (polled every 5 ms). */
+  drainedAfterOnline(timeoutMs: number): Promise<number>;
+  /** Close the open client (terminating its worker). */
+  close(): Promise<void>;
+  deleteDb(name: string): Promise<void>;
+}
+
+declare global {
+  interface Window {
+    bench: BenchApi;
+  }
+}

@@ -1,0 +1,164 @@
+// The bench page: the real client (spawning the real module worker, bundled by Vite as an app's build would)
+// and the baseline worker, side by side, exposed as `window.bench` for the Node runner.
+import { Dexie } from 'dexie';
+import { createSyncClient, type SyncClient } from '../../../src/index.ts';
+import type { BaselineArgs, BaselineMessage, BenchApi, PullArgs, Responsiveness } from './api.ts';
+
+// The page's own Dexie (used to count rows) must not run in its slow debug mode either.
+Dexie.debug = false;
+
+function clientOptions(args: PullArgs, extra: { pushDelay?: number } = {}) {
+  return {
+    baseUrl: args.baseUrl,
+    auth: { type: 'bearer' as const, token: args.token },
+    dbName: args.dbName,
+    pageSize: args.pageSize,
+    pullInterval: 0,
+    ...extra,
+  };
+}
+
+/** Watch the main thread: 'longtask' entries and the lateness of a 10 ms timer loop. */
+function watchMainThread(): () => Responsiveness {
+  let longestTaskMs = 0;
+  let longTasks = 0;
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      longTasks++;
+      longestTaskMs = Math.max(longestTaskMs, entry.duration);
+    }
+  });
+  observer.observe({ type: 'longtask', buffered: false });
+  let maxLoopGapMs = 0;
+  let stopped = false;
+  let expected = performance.now() + 10;
+  const tick = () => {
+    if (stopped) return;
+    const now = performance.now();
+    maxLoopGapMs = Math.max(maxLoopGapMs, now - expected);
+    expected = now + 10;
+    setTimeout(tick, 10);
+  };
+  setTimeout(tick, 10);
+  return () => {
+    stopped = true;
+    for (const entry of observer.takeRecords()) {
+      longTasks++;
+      longestTaskMs = Math.max(longestTaskMs, entry.duration);
+    }
+    observer.disconnect();
+    return { longestTaskMs, longTasks, maxLoopGapMs };
+  };
+}
+
+async function countRows(dbName: string, table: string): Promise<number> {
+  const db = new Dexie(dbName);
+  try {
+    await db.open();
+    return await db.table(table).count();
+  } finally {
+    db.close();
+  }
+}
+
+let client: SyncClient | undefined;
+let onlineAt = performance.now();
+window.addEventListener('online', () => {
+  onlineAt = performance.now();
+});
+
+const bench: BenchApi = {
+  async enginePull(args) {
+    let changeEvents = 0;
+    let statusEvents = 0;
+    const stop = watchMainThread();
+    const t0 = performance.now();
+    const c = createSyncClient(clientOptions(args));
+    // What an app does with events: look at them (cheaply).
+    c.on('change', (e) => void (changeEvents += e.guids.length > 0 ? 1 : 0));
+    c.on('status', () => void statusEvents++);
+    const report = await c.sync();
+    const ms = performance.now() - t0;
+    const responsiveness = stop();
+    await c.close();
+    const count = await countRows(args.dbName, 'subscriptions');
+    return { ms, report, count, changeEvents, statusEvents, ...responsiveness };
+  },
+
+  async baselinePull(args: BaselineArgs) {
+    const t0 = performance.now();
+    const worker = new Worker(new URL('./baseline-worker.ts', import.meta.url), { type: 'module', name: 'opa-bench-baseline' });
+    const done = await new Promise<BaselineMessage>((resolve, reject) => {
+      worker.onmessage = (e: MessageEvent<BaselineMessage>) => resolve(e.data);
+      worker.onerror = (e) => reject(new Error(`baseline worker: ${e.message}`));
+      worker.postMessage(args);
+    });
+    const ms = performance.now() - t0;
+    worker.terminate();
+    if (done.type === 'error') throw new Error(`baseline worker: ${done.message}`);
+    const count = await countRows(args.dbName, 'subscriptions');
+    return { ms, requests: done.requests, entries: done.entries, count };
+  },
+
+  async open(args, extra) {
+    if (client) throw new Error('a client is already open');
+    client = createSyncClient(clientOptions(args, extra));
+    await client.status();
+  },
+
+  async sync() {
+    if (!client) throw new Error('no open client');
+    const t0 = performance.now();
+    const report = await client.sync();
+    return { ms: performance.now() - t0, report };
+  },
+
+  async updates(plan) {
+    if (!client) throw new Error('no open client');
+    const out: number[] = [];
+    for (const { guid, change } of plan) {
+      const t0 = performance.now();
+      await client.update(guid, change);
+      out.push(performance.now() - t0);
+    }
+    return out;
+  },
+
+  async subscription(guid) {
+    if (!client) throw new Error('no open client');
+    return client.subscription(guid);
+  },
+
+  async status() {
+    if (!client) throw new Error('no open client');
+    return client.status();
+  },
+
+  async pendingCount() {
+    if (!client) throw new Error('no open client');
+    return (await client.pending()).length;
+  },
+
+  async drainedAfterOnline(timeoutMs) {
+    if (!client) throw new Error('no open client');
+    const deadline = performance.now() + timeoutMs;
+    for (;;) {
+      if ((await client.pending()).length === 0) return performance.now() - onlineAt;
+      if (performance.now() > deadline) throw new Error(`the queue did not drain within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  },
+
+  async close() {
+    const c = client;
+    client = undefined;
+    await c?.close();
+  },
+
+  async deleteDb(name) {
+    await Dexie.delete(name);
+  },
+};
+
+window.bench = bench;
+document.getElementById('state')!.textContent = 'ready';

@@ -1,0 +1,104 @@
+// The figures as a plain-text table (and as Markdown, for the README).
+import type { BenchResult, TargetCheck } from '../bench.ts';
+
+const fmt = (n: number | undefined, digits = 0): string =>
+  n === undefined || Number.isNaN(n) ? '–' : n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+
+function mark(targets: TargetCheck[], key: string): { target: string; ok: string } {
+  const t = targets.find((x) => x.key === key);
+  if (!t) return { target: '', ok: '' };
+  return { target: t.target, ok: t.ok === undefined ? '?' : t.ok ? '✓' : '✗' };
+}
+
+type Row = [figure: string, value: string, detail: string, target: string, ok: string];
+
+/** The rows of the table. */
+export function rows(r: BenchResult): Row[] {
+  const out: Row[] = [];
+  const t = r.targets;
+  for (const key of ['n1k', 'n10k', 'n100k'] as const) {
+    const f = r.initialPull[key];
+    if (!f) continue;
+    const m = mark(t, `initialPull.${key}.ratio`);
+    out.push([
+      `initialPull ${fmt(f.n)} (${f.runs} runs)`,
+      `${fmt(f.engineMs)} ms vs ${fmt(f.baselineMs)} ms`,
+      `ratio ${f.ratio.toFixed(2)} (paired ${f.pairedRatio.toFixed(2)}), ${fmt(f.entriesPerSec)} vs ${fmt(f.baselineEntriesPerSec)} entries/s, ${f.requests} GETs`,
+      m.target,
+      m.ok,
+    ]);
+  }
+  const inc = r.incrementalPull;
+  if (inc) {
+    const m = mark(t, 'incrementalPull.noChange.requests');
+    out.push([`incrementalPull no change (${fmt(inc.n)})`, `${inc.noChange.requests} request(s)`, `${fmt(inc.noChange.ms, 1)} ms`, m.target, m.ok]);
+    out.push([`incrementalPull ${inc.tenChanges.changes} changes`, `${inc.tenChanges.requests} request(s)`, `${fmt(inc.tenChanges.ms, 1)} ms`, '', '']);
+    if (inc.noChangeAfterBulk) {
+      out.push([
+        'incrementalPull no change, right after bulk',
+        `${inc.noChangeAfterBulk.requests} request(s)`,
+        `${fmt(inc.noChangeAfterBulk.ms, 1)} ms (2 s overlap re-reads the bulk's tail)`,
+        '',
+        '',
+      ]);
+    }
+  }
+  const u = r.updateLatency;
+  if (u?.p50Ms !== undefined) {
+    const m = mark(t, 'updateLatency.p50Ms');
+    out.push([`update() until durable (${u.updates})`, `p50 ${fmt(u.p50Ms, 2)} ms`, `p95 ${fmt(u.p95Ms, 2)} ms, max ${fmt(u.maxMs, 1)} ms`, m.target, m.ok]);
+  }
+  if (u?.longestTaskMs !== undefined) {
+    const m = mark(t, 'updateLatency.longestTaskMs');
+    out.push([
+      `longest main-thread task, ${fmt(u.longTaskPullSize)} pull`,
+      `${fmt(u.longestTaskMs)} ms`,
+      `worst ${fmt(u.longestTaskWorstMs)} ms (longtask ≥ 50 ms; 0 = none); 10 ms timer late by ≤ ${fmt(u.maxLoopGapMs)} ms`,
+      m.target,
+      m.ok,
+    ]);
+  }
+  const rp = r.replay;
+  if (rp) {
+    const mr = mark(t, 'replay.requests');
+    const mt = mark(t, 'replay.ms');
+    out.push([
+      `replay ${fmt(rp.changes)} changes / ${rp.subscriptions} subs`,
+      `${rp.requests} push requests`,
+      `${rp.queued} queued after coalescing, ${rp.patches} PATCH; +${rp.totalRequests - rp.requests} pull GET, +${rp.preflights} CORS preflights`,
+      mr.target,
+      mr.ok,
+    ]);
+    out.push([`replay drain at ${rp.latencyMs} ms latency`, `${fmt(rp.ms)} ms`, `runs ${rp.msRuns.map((x) => fmt(x)).join(', ')} ms`, mt.target, mt.ok]);
+  }
+  const mem = r.memory;
+  if (mem) {
+    const m = mark(t, 'memory.peakHeapMB');
+    out.push([`worker peak JS heap, ${fmt(mem.n)} pull`, `${fmt(mem.peakHeapMB, 1)} MB`, `max ${fmt(mem.peakHeapMaxMB, 1)} MB; baseline worker ${fmt(mem.baselinePeakHeapMB, 1)} MB`, m.target, m.ok]);
+  }
+  const s = r.size;
+  if (s) {
+    const mp = mark(t, 'size.pageGzipBytes');
+    const mw = mark(t, 'size.workerGzipBytes');
+    const files = (part: 'page' | 'worker') => s.files.filter((f) => f.part === part).map((f) => f.file).join(' + ');
+    out.push(['page entry, gzip', `${fmt(s.pageGzipBytes)} B`, `${files('page')} (${s.source})`, mp.target, mp.ok]);
+    out.push(['worker bundle, gzip', `${fmt(s.workerGzipBytes)} B`, `${files('worker')} (${s.source})`, mw.target, mw.ok]);
+  }
+  return out;
+}
+
+const HEAD: Row = ['figure', 'value', 'detail', 'target', ''];
+
+/** Aligned plain text. */
+export function textTable(r: BenchResult): string {
+  const all = [HEAD, ...rows(r)];
+  const widths = HEAD.map((_, i) => Math.max(...all.map((row) => [...row[i]!].length)));
+  const line = (row: Row) => row.map((cell, i) => cell + ' '.repeat(widths[i]! - [...cell].length)).join('  ').trimEnd();
+  return [line(HEAD), widths.map((w) => '-'.repeat(w)).join('  '), ...all.slice(1).map(line)].join('\n');
+}
+
+/** A Markdown table. */
+export function markdownTable(r: BenchResult): string {
+  const all = rows(r);
+  return ['| figure | value | detail | target | |', '|---|---|---|---|---|', ...all.map((row) => `| ${row.join(' | ')} |`)].join('\n');
+}
