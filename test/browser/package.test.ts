@@ -1,0 +1,224 @@
+// The published shape: build, `npm pack`, install the tarball into a throwaway app (offline, from the npm
+// cache), type-check against it, build the app with its own `vite build`, and sync in Chromium.
+import { spawn } from 'node:child_process';
+import { cp, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Browser } from 'playwright-core';
+import { createServer } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer } from '../server/server.ts';
+import type { RefServer } from '../server/types.ts';
+import { launchChromium } from '../support/chromium.ts';
+import { serveStatic } from './support/static.ts';
+
+const repo = fileURLToPath(new URL('../../', import.meta.url));
+const fixture = fileURLToPath(new URL('../consumer/app/', import.meta.url));
+const SEED = 9;
+
+interface PackedFile {
+  path: string;
+  size: number;
+}
+
+/** Run a command; resolves with its output, rejects with it (and the exit code) on failure. */
+function run(command: string, args: string[], cwd: string): Promise<string> {
+  // npm's own npm_* variables (set when the suite runs under `npm test`) must not steer the nested npm.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.toLowerCase().startsWith('npm_')));
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk));
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code === 0) resolve(out);
+      else reject(new Error(`${command} ${args.join(' ')} (in ${cwd}) exited with ${code}\n${out}\n${err}`));
+    });
+  });
+}
+
+let work: string;
+let app: string;
+let packed: PackedFile[];
+let pkg: { exports: Record<string, string | Record<string, string>>; types: string; main: string; files: string[] };
+let workerAsset: string;
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'opa-sync-package-'));
+  await run('npm', ['run', 'build'], repo);
+  pkg = JSON.parse(await readFile(join(repo, 'package.json'), 'utf8'));
+  const indexJs = await readFile(join(repo, 'dist/index.js'), 'utf8');
+  // The worker URL is relative to the module (base './'), never a root-absolute /assets path.
+  const match = /new URL\(\s*"(assets\/[^"]+\.js)",\s*import\.meta\.url\s*\)/.exec(indexJs);
+  if (!match) throw new Error(`dist/index.js does not spawn its worker from a module-relative URL:\n${indexJs.slice(0, 2000)}`);
+  workerAsset = `dist/${match[1]}`;
+
+  const [info] = JSON.parse(await run('npm', ['pack', '--json', '--pack-destination', work], repo)) as {
+    filename: string;
+    files: PackedFile[];
+  }[];
+  packed = info.files;
+  const tarball = join(work, info.filename);
+
+  app = join(work, 'app');
+  await cp(fixture, app, { recursive: true });
+  await writeFile(
+    join(app, 'package.json'),
+    JSON.stringify({ name: 'opa-sync-consumer', private: true, type: 'module', dependencies: { 'opa-sync': `file:${tarball}` } }, null, 2),
+  );
+  // Offline: dexie and comlink come from the npm cache that installing this repo filled.
+  await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error'], app);
+  // The app's own build, with the vite this repo has (the app itself depends only on opa-sync).
+  await run(process.execPath, [join(repo, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], app);
+});
+
+afterAll(async () => {
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+describe('the packed package', () => {
+  it('ships the entries, the worker asset and the declarations, and nothing from src or test', () => {
+    const paths = packed.map((f) => f.path);
+    expect(paths).toEqual(expect.arrayContaining(['package.json', 'dist/index.js', 'dist/worker.js', workerAsset]));
+    // Every path `exports`, `main` and `types` name is in the tarball (the .d.ts ones included).
+    const named = [pkg.main, pkg.types];
+    for (const target of Object.values(pkg.exports)) {
+      if (typeof target === 'string') named.push(target);
+      else named.push(...Object.values(target));
+    }
+    expect(named).toEqual(expect.arrayContaining(['./dist/types/src/index.d.ts', './dist/types/worker/index.d.ts']));
+    for (const path of named) expect(paths, path).toContain(path.replace(/^\.\//, ''));
+    expect(paths.filter((p) => p.endsWith('.d.ts')).length).toBeGreaterThan(5);
+    expect(paths.filter((p) => /^(src|test|worker|demo)\//.test(p) || p.endsWith('.ts') && !p.endsWith('.d.ts'))).toEqual([]);
+    expect(paths.every((p) => p === 'package.json' || p === 'README.md' || p === 'LICENSE' || p.startsWith('dist/'))).toBe(true);
+  });
+
+  it('keeps dexie and comlink external in the entries; the worker asset carries its own', async () => {
+    const dist = join(repo, 'dist');
+    const entries = ['index.js', 'worker.js', ...(await readdir(dist)).filter((f) => /^[\w-]+\.js$/.test(f) && f !== 'index.js' && f !== 'worker.js')];
+    const imports = new Set<string>();
+    for (const file of entries) {
+      const code = await readFile(join(dist, file), 'utf8');
+      for (const m of code.matchAll(/\bfrom\s*"([^"]+)"/g)) imports.add(m[1]);
+      expect(code, file).not.toContain('class Dexie');
+    }
+    expect([...imports].filter((s) => !s.startsWith('./')).sort()).toEqual(['comlink', 'dexie']);
+    const worker = await readFile(join(repo, workerAsset), 'utf8');
+    expect(worker).not.toMatch(/\bfrom\s*"(dexie|comlink)"/);
+    expect(worker).not.toMatch(/^import\s/m);
+    expect(worker.length).toBeGreaterThan(50_000); // Dexie and comlink are inside
+  });
+
+  it('type-checks a TypeScript consumer against the installed declarations', async () => {
+    const tsc = join(repo, 'node_modules/typescript/bin/tsc');
+    const modes = [
+      ['esnext', 'bundler'],
+      ['node16', 'node16'],
+    ];
+    await Promise.all(
+      modes.map(async ([module, moduleResolution]) => {
+        const config = {
+          compilerOptions: { noEmit: true, strict: true, skipLibCheck: true, target: 'es2022', lib: ['es2022', 'dom'], types: [], module, moduleResolution },
+          files: ['types.ts'],
+        };
+        const file = `tsconfig.${moduleResolution}.json`;
+        await writeFile(join(app, file), JSON.stringify(config));
+        await run(process.execPath, [tsc, '-p', file], app);
+      }),
+    );
+  });
+});
+
+describe('a Vite app built against the tarball', () => {
+  let server: RefServer;
+  let browser: Browser;
+  let site: Awaited<ReturnType<typeof serveStatic>>;
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    server = await startServer({ port: 0, seed: SEED });
+    site = await serveStatic(join(app, 'dist'));
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    await site?.close();
+  });
+
+  it('emits the worker as its own asset and keeps Dexie out of a page that does not use it', async () => {
+    const assets = await readdir(join(app, 'dist/assets'));
+    expect(assets.filter((f) => /^opa-sync-worker-.*\.js$/.test(f))).toHaveLength(1);
+    expect(existsSync(join(app, 'dist/index.html'))).toBe(true);
+    // main.js uses createSyncClient only: the page needs comlink, not Dexie (which lives in the worker).
+    const pageChunks = assets.filter((f) => f.endsWith('.js') && !f.startsWith('opa-sync-worker-'));
+    expect(pageChunks.length).toBeGreaterThan(0);
+    for (const chunk of pageChunks) {
+      const code = await readFile(join(app, 'dist/assets', chunk), 'utf8');
+      expect(code, chunk).not.toContain('Dexie');
+      expect(code.length, chunk).toBeLessThan(30_000);
+    }
+  });
+
+  it('syncs through the packaged worker and shows the server’s subscription count', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    const query = new URLSearchParams({ server: server.url, token: 'demo-token' });
+    await page.goto(`${site.origin}/index.html?${query}`);
+    await page.waitForFunction(
+      () => document.getElementById('count')?.textContent !== '…' || document.getElementById('error')?.textContent,
+      undefined,
+      { timeout: 30_000 },
+    );
+    expect(await page.textContent('#error')).toBe('');
+    expect(await page.textContent('#count')).toBe(String(SEED));
+    expect(server.state()).toHaveLength(SEED);
+    // The worker came from the app's own build output, next to the code that spawned it.
+    const workers = page.workers().map((w) => w.url());
+    expect(workers).toHaveLength(1);
+    expect(workers[0]).toMatch(new RegExp(`^${site.origin}/assets/opa-sync-worker-[^/]+\\.js$`));
+    expect(server.log().some((e) => e.method === 'GET' && e.path === '/v1/subscriptions' && e.authorized)).toBe(true);
+    expect(site.misses).toEqual([]);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("also works under the app's Vite dev server (dependency pre-bundling keeps the worker URL valid)", async () => {
+    const dev = await createServer({
+      root: app,
+      configFile: false,
+      logLevel: 'warn',
+      server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false, watch: null },
+    });
+    await dev.listen();
+    try {
+      const address = dev.httpServer?.address();
+      if (!address || typeof address === 'string') throw new Error('no dev server port');
+      const origin = `http://127.0.0.1:${address.port}`;
+      server.reset();
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      const failures: string[] = [];
+      page.on('response', (r) => void (r.status() >= 400 && failures.push(`${r.status()} ${r.url()}`)));
+      const query = new URLSearchParams({ server: server.url, token: 'demo-token' });
+      await page.goto(`${origin}/index.html?${query}`);
+      await page.waitForFunction(
+        () => document.getElementById('count')?.textContent !== '…' || document.getElementById('error')?.textContent,
+        undefined,
+        { timeout: 30_000 },
+      );
+      expect(await page.textContent('#error')).toBe('');
+      expect(await page.textContent('#count')).toBe(String(SEED));
+      expect(page.workers().map((w) => w.url())).toEqual([expect.stringMatching(/\/node_modules\/opa-sync\/dist\/assets\/opa-sync-worker-[^/]+\.js$/)]);
+      expect(failures).toEqual([]);
+      await context.close();
+    } finally {
+      await dev.close();
+    }
+  });
+});
