@@ -1,0 +1,15 @@
+// What the page fills in before the user has saved anything: the server `npm run demo` started.
+
+/** Connection defaults handed over by demo/start.ts (a Vite `define`). */
+export interface DemoDefaults {
+  baseUrl: string;
+  token: string;
+}
+
+declare const __OPA_DEMO_DEFAULTS__: DemoDefaults | undefined;
+
+/** The local reference server when the page was started by `npm run demo`, else its usual address. */
+export const defaults: DemoDefaults =
+  typeof __OPA_DEMO_DEFAULTS__ === 'object' && __OPA_DEMO_DEFAULTS__ !== null
+    ? __OPA_DEMO_DEFAULTS__
+    : { baseUrl: 'http://127.0.0.1:8787/v1', token: 'demo-token' };

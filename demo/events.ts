@@ -1,0 +1,43 @@
+// Logs what the engine reports: change events, status transitions and each new error with its code.
+import { errorText } from './format.ts';
+import type { Log } from './log.ts';
+import type { Session } from './session.ts';
+
+/** Log the session's engine events. */
+export function logEngineEvents(session: Session, log: Log): void {
+  let lastState = '';
+  let lastError = '';
+  session.on((event) => {
+    switch (event.type) {
+      case 'connected':
+        lastState = '';
+        lastError = '';
+        log.add('action', `connected to ${event.connection.settings.baseUrl}`);
+        break;
+      case 'disconnected':
+        log.add('action', 'disconnected (client closed)');
+        break;
+      case 'change': {
+        const shown = event.guids.slice(0, 3).join(', ');
+        const more = event.guids.length > 3 ? ` and ${event.guids.length - 3} more` : '';
+        log.add('change', `${event.guids.length} changed: ${shown}${more}`);
+        break;
+      }
+      case 'status': {
+        const s = event.status;
+        // One line per change of state. Pulling/pushing come and go with every run (the pill and the
+        // status panel show them live; sync reports go to the log), so they alone do not make a line.
+        const busy = s.phase === 'pulling' || s.phase === 'pushing';
+        const state = `${busy ? 'busy' : s.phase}|${s.online}|${s.leader}|${s.pending}|${s.failed}`;
+        if (state !== lastState) {
+          lastState = state;
+          log.add('status', `${s.phase} · ${s.online ? 'online' : 'offline'} · ${s.leader ? 'leader' : 'follower'} · pending ${s.pending} · failed ${s.failed}`);
+        }
+        const error = s.lastError ? errorText(s.lastError) : '';
+        if (error && error !== lastError) log.add('error', error);
+        lastError = error;
+        break;
+      }
+    }
+  });
+}

@@ -1,0 +1,36 @@
+// The event log: what the engine reported (change/status events, errors with their code) and what the
+// user did, newest first.
+import { h } from './dom.ts';
+import { clock, errorInfo, errorText } from './format.ts';
+
+/** Kinds of log lines (also their CSS tag). */
+export type LogKind = 'sync' | 'change' | 'status' | 'error' | 'action' | 'server';
+
+/** The log view. */
+export interface Log {
+  add(kind: LogKind, text: string): void;
+  /** Log a failed action with the error's code and status. */
+  error(action: string, error: unknown): void;
+}
+
+const MAX_LINES = 300;
+
+/** Attach the log to its list and clear button. */
+export function createLog(list: HTMLOListElement, clearButton: HTMLButtonElement): Log {
+  clearButton.addEventListener('click', () => list.replaceChildren());
+  const add = (kind: LogKind, text: string): void => {
+    const line = h(
+      'li',
+      { class: `log-line log-${kind}`, 'data-kind': kind },
+      h('time', {}, clock(Date.now())),
+      h('span', { class: `tag tag-${kind}` }, kind),
+      h('span', { class: 'log-text' }, text),
+    );
+    list.prepend(line);
+    while (list.childElementCount > MAX_LINES) list.lastElementChild?.remove();
+  };
+  return {
+    add,
+    error: (action, error) => add('error', `${action} failed: ${errorText(errorInfo(error))}`),
+  };
+}

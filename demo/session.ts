@@ -1,0 +1,81 @@
+// The one SyncClient the page talks to: created on connect, closed on disconnect. Views listen here.
+import { createSyncClient, type SyncClient, type SyncStatus } from '../src/index.ts';
+import type { Settings } from './settings.ts';
+
+/** The open connection. */
+export interface Connection {
+  client: SyncClient;
+  settings: Settings;
+}
+
+/** What views hear about. */
+export type SessionEvent =
+  | { type: 'connected'; connection: Connection }
+  | { type: 'disconnected' }
+  | { type: 'change'; guids: string[] }
+  | { type: 'status'; status: SyncStatus };
+
+/** Connect/disconnect and fan the client's events out to the views. */
+export interface Session {
+  readonly connection: Connection | undefined;
+  connect(settings: Settings): Connection;
+  disconnect(): Promise<void>;
+  on(listener: (event: SessionEvent) => void): () => void;
+}
+
+/** Retry quickly in a demo, so a recovered server is noticed within seconds (the library defaults are 1 s .. 5 min). */
+const DEMO_RETRY = { baseDelay: 1000, maxDelay: 15_000 };
+/** A background pull every minute. */
+const DEMO_PULL_INTERVAL = 60_000;
+
+export function createSession(): Session {
+  let connection: Connection | undefined;
+  const listeners = new Set<(event: SessionEvent) => void>();
+  const emit = (event: SessionEvent): void => {
+    for (const listener of listeners) listener(event);
+  };
+
+  return {
+    get connection() {
+      return connection;
+    },
+
+    connect(settings) {
+      const client = createSyncClient({
+        baseUrl: settings.baseUrl,
+        auth: { type: 'bearer', token: settings.token },
+        pageSize: settings.pageSize,
+        pullInterval: DEMO_PULL_INTERVAL,
+        retry: DEMO_RETRY,
+      });
+      const mine: Connection = { client, settings };
+      connection = mine;
+      client.on('change', ({ guids }) => {
+        if (connection === mine) emit({ type: 'change', guids });
+      });
+      client.on('status', (status) => {
+        if (connection === mine) emit({ type: 'status', status });
+      });
+      emit({ type: 'connected', connection: mine });
+      // The first status event comes with the first state change; show where things stand now.
+      client.status().then(
+        (status) => connection === mine && emit({ type: 'status', status }),
+        () => undefined,
+      );
+      return mine;
+    },
+
+    async disconnect() {
+      const current = connection;
+      if (!current) return;
+      connection = undefined;
+      emit({ type: 'disconnected' });
+      await current.client.close();
+    },
+
+    on(listener) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
+  };
+}

@@ -1,0 +1,38 @@
+// The connection form's values, remembered across reloads with idb-keyval (demo convenience only:
+// the library itself never writes credentials to IndexedDB).
+import { get, set } from 'idb-keyval';
+import { defaults } from './defaults.ts';
+
+/** What the connection form remembers. */
+export interface Settings {
+  baseUrl: string;
+  token: string;
+  /** `per_page` asked of the server. */
+  pageSize: number;
+  /** Connected when the page was left: connect again on load (the local data shows even with the server down). */
+  connected: boolean;
+}
+
+const KEY = 'opa-sync-demo:settings';
+export const DEFAULT_PAGE_SIZE = 50;
+
+/** The saved settings, or the defaults (the local reference server). */
+export async function loadSettings(): Promise<Settings> {
+  const fallback: Settings = { ...defaults, pageSize: DEFAULT_PAGE_SIZE, connected: false };
+  try {
+    const saved = (await get<Partial<Settings>>(KEY)) ?? {};
+    return {
+      baseUrl: typeof saved.baseUrl === 'string' && saved.baseUrl ? saved.baseUrl : fallback.baseUrl,
+      token: typeof saved.token === 'string' ? saved.token : fallback.token,
+      pageSize: typeof saved.pageSize === 'number' && saved.pageSize > 0 ? saved.pageSize : fallback.pageSize,
+      connected: saved.connected === true,
+    };
+  } catch {
+    return fallback;
+  }
+}
+
+/** Remember the settings (failures only cost the convenience). */
+export async function saveSettings(settings: Settings): Promise<void> {
+  await set(KEY, settings).catch(() => undefined);
+}

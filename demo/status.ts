@@ -1,0 +1,55 @@
+// The status panel: phase, connectivity, leadership, queue counts, cursor, last sync, pull progress.
+import type { SyncStatus } from '../src/index.ts';
+import { byId } from './dom.ts';
+import { ago, clock, errorText } from './format.ts';
+import type { Session } from './session.ts';
+
+/** Render the engine's status into the panel and the header pill. */
+export function createStatusPanel(session: Session): void {
+  const pill = byId('phase-pill');
+  const field = (id: string) => byId(`st-${id}`);
+  const progressBox = byId('pull-progress');
+  const bar = byId<HTMLProgressElement>('pull-bar');
+  const barText = byId('pull-text');
+  let current: SyncStatus | undefined;
+
+  const setPill = (phase: string): void => {
+    pill.textContent = phase;
+    pill.dataset.phase = phase;
+  };
+
+  const lastSync = (): string => (current?.lastSuccess ? `${clock(current.lastSuccess)} (${ago(current.lastSuccess)})` : 'never');
+
+  function render(s: SyncStatus | undefined): void {
+    current = s;
+    setPill(s ? s.phase : 'disconnected');
+    field('phase').textContent = s?.phase ?? '—';
+    field('online').textContent = s ? (s.online ? 'yes' : 'no') : '—';
+    field('leader').textContent = s ? (s.leader ? 'yes (this tab syncs)' : 'no (another tab syncs)') : '—';
+    field('pending').textContent = s ? String(s.pending) : '—';
+    field('failed').textContent = s ? String(s.failed) : '—';
+    field('cursor').textContent = s?.cursor ?? '—';
+    field('last').textContent = s ? lastSync() : '—';
+    field('error').textContent = s?.lastError ? errorText(s.lastError) : 'none';
+    field('error').classList.toggle('is-error', Boolean(s?.lastError));
+    const p = s?.progress;
+    progressBox.hidden = !p;
+    if (p) {
+      if (p.total) {
+        bar.max = p.total;
+        bar.value = Math.min(p.entries, p.total);
+      } else bar.removeAttribute('value'); // indeterminate
+      barText.textContent = `page ${p.pages} · ${p.entries}${p.total ? ` of ${p.total}` : ''} entries`;
+    }
+  }
+
+  render(undefined);
+  setInterval(() => {
+    if (current) field('last').textContent = lastSync();
+  }, 5000);
+  session.on((event) => {
+    if (event.type === 'status') render(event.status);
+    if (event.type === 'disconnected') render(undefined);
+    if (event.type === 'connected') setPill('connecting');
+  });
+}
