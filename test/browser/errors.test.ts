@@ -75,6 +75,34 @@ describe('errors across the worker boundary', () => {
     await context.close();
   });
 
+  it("carries the worker's own refusals: options it rejects at start, a store bound to another account", async () => {
+    const context = await h.browser.newContext();
+    // pageSize is checked in the worker (the page only checks baseUrl): every call reports the refusal.
+    const bad = await openPage(context, h.pages.url, clientOptions(h.server, uniqueDbName('bad-options'), { pageSize: 0 }));
+    const refused = await bad.evaluate(() =>
+      window.opa.client.status().then(
+        () => undefined,
+        (e: { code?: string; message?: string }) => ({ code: e.code, message: e.message, isSyncError: window.opa.lib.isSyncError(e) }),
+      ),
+    );
+    expect(refused).toMatchObject({ code: 'invalid', isSyncError: true });
+    expect(refused!.message).toContain('pageSize');
+
+    const dbName = uniqueDbName('account');
+    const alice = await openPage(context, h.pages.url, clientOptions(h.server, dbName, { account: 'alice' }));
+    await alice.evaluate(() => window.opa.client.sync());
+    await alice.evaluate(() => window.opa.client.close());
+    const bob = await openPage(context, h.pages.url, clientOptions(h.server, dbName, { account: 'bob' }));
+    const mismatch = await bob.evaluate(() =>
+      window.opa.client.subscriptions().then(
+        (list) => ({ code: 'none', count: list.length }),
+        (e: { code?: string }) => ({ code: e.code, count: -1 }),
+      ),
+    );
+    expect(mismatch).toEqual({ code: 'account-mismatch', count: -1 });
+    await context.close();
+  });
+
   it('lists a change the server refused in failed() with the reason as data', async () => {
     const context = await h.browser.newContext();
     const page = await openPage(context, h.pages.url, clientOptions(h.server, uniqueDbName('refused')));
@@ -96,28 +124,49 @@ describe('errors across the worker boundary', () => {
 describe('close()', () => {
   it('terminates the worker; later calls reject with closed and nothing more reaches the server', async () => {
     const context = await h.browser.newContext();
-    const live = await openPage(context, h.pages.url, clientOptions(h.server, uniqueDbName('close'), { pullInterval: 150 }));
+    const live = await openPage(context, h.pages.url, clientOptions(h.server, uniqueDbName('close')));
     const worker = live.workers()[0] ?? (await live.waitForEvent('worker'));
-    const closed = new Promise<string>((resolve) => worker.on('close', () => resolve('terminated')));
+    const terminated = new Promise<string>((resolve) => worker.on('close', () => resolve('terminated')));
     expect(live.workers()).toHaveLength(1);
+    await live.evaluate(() => window.opa.client.sync());
 
-    // Alive: the interval keeps pulling.
-    await waitFor('background pulls', () => h.server.log().filter((e) => e.method === 'GET').length >= 3);
+    // Alive: a change the server keeps refusing with 503 is retried on a backoff timer.
+    const guid = h.server.state()[0].guid;
+    h.server.failNext(10_000, 503, { method: 'PATCH' });
+    await live.evaluate((g) => window.opa.client.update(g, { isSubscribed: false }), guid);
+    await waitFor('retries', () => h.server.log().filter((e) => e.method === 'PATCH').length >= 3);
+
+    // A sync the server is slow to answer is under way when close() comes: it settles as 'closed'.
+    h.server.setLatency(2000);
+    const before = h.server.log().length;
+    await live.evaluate(() => {
+      window.opa.scratch.inFlight = window.opa.client.sync().then(
+        () => 'resolved',
+        (e: { code?: string }) => e.code,
+      );
+    });
+    await waitFor('the slow pull to be under way', () => h.server.log().slice(before).some((e) => e.method === 'GET' && e.status === 0));
     const result = await live.evaluate(async () => {
       await window.opa.client.close();
       const codes: (string | undefined)[] = [];
       for (const call of [() => window.opa.client.status(), () => window.opa.client.sync(), () => window.opa.client.update('x', { isSubscribed: true })]) {
         codes.push(await call().then(() => 'resolved', (e: { code?: string }) => e.code));
       }
-      return { codes, isError: await window.opa.client.pending().catch((e) => window.opa.lib.isSyncError(e)) };
+      return {
+        codes,
+        isError: await window.opa.client.pending().catch((e) => window.opa.lib.isSyncError(e)),
+        inFlight: await (window.opa.scratch.inFlight as Promise<string>),
+      };
     });
+    h.server.setLatency(0);
+    expect(result.inFlight).toBe('closed');
     expect(result.codes).toEqual(['closed', 'closed', 'closed']);
     expect(result.isError).toBe(true);
-    expect(await Promise.race([closed, sleep(5000).then(() => 'still running')])).toBe('terminated');
+    expect(await Promise.race([terminated, sleep(5000).then(() => 'still running')])).toBe('terminated');
     expect(live.workers()).toHaveLength(0);
 
     const after = h.server.log().length;
-    await sleep(800); // several pull intervals
+    await sleep(1200); // past several retry delays (100-500 ms)
     expect(h.server.log().length).toBe(after);
     expect(pageErrors(live)).toEqual([]);
     await context.close();

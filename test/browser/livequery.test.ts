@@ -71,7 +71,8 @@ describe('liveQuery on the page', () => {
     await waitFor('the pulled foreign change', async () => (await rows()).at(-1)?.feedUrl === 'https://moved.example/feed.xml');
 
     // A local add shows up in the count query.
-    const before = await page.evaluate(() => (window.opa.scratch.counts as number[]).at(-1)!);
+    const before = h.server.state().length;
+    await waitFor('the settled count', () => page.evaluate((n) => (window.opa.scratch.counts as number[]).at(-1) === n, before));
     await page.evaluate(() => window.opa.client.add('https://brand-new.example/podcast.rss'));
     await waitFor('the added row counted', () => page.evaluate((n) => (window.opa.scratch.counts as number[]).at(-1) === n, before + 1));
 

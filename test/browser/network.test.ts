@@ -119,7 +119,9 @@ describe('offline and online', () => {
     await waitFor('the pull on becoming visible', () =>
       page.evaluate(async (g) => (await window.opa.client.subscription(g))?.feedUrl === 'https://elsewhere.example/rss', b.guid),
     );
-    expect(await page.evaluate((g) => window.opa.events.change.some((e) => e.guids.includes(g)), b.guid)).toBe(true);
+    await waitFor('the change event for the pulled entry', () =>
+      page.evaluate((g) => window.opa.events.change.some((e) => e.guids.includes(g)), b.guid),
+    );
     expect(pageErrors(page)).toEqual([]);
     await context.close();
   });

@@ -49,13 +49,28 @@ describe('sync through the module worker', () => {
         pending: false,
       });
     }
-    expect(result.report.pulled).toBe(SEED);
-    expect(result.report.pending).toBe(0);
+    expect(result.report).toMatchObject({ pending: 0, failed: 0, cursor: result.status.cursor });
     expect(result.status).toMatchObject({ leader: true, pending: 0, failed: 0, online: true });
     expect(result.status.cursor).toMatch(/^\d{4}-\d\d-\d\dT/);
     // A pull's changes are announced to the page as events over comlink.
-    const announced = await page.evaluate(() => new Set(window.opa.events.change.flatMap((e) => e.guids)).size);
-    expect(announced).toBe(SEED);
+    await waitFor('change events for every pulled subscription', () =>
+      page.evaluate((n) => new Set(window.opa.events.change.flatMap((e) => e.guids)).size === n, SEED),
+    );
+
+    // Another device changes one subscription: the next sync pulls exactly that one and says so.
+    const changed = expected[3];
+    h.server.foreign.patch(changed.guid, { is_subscribed: !changed.is_subscribed });
+    const again = await page.evaluate(async (guid) => {
+      const report = await window.opa.client.sync();
+      return { report, view: await window.opa.client.subscription(guid) };
+    }, changed.guid);
+    expect(again.report.pulled).toBe(1);
+    expect(again.report.requests).toBeGreaterThanOrEqual(1);
+    expect(again.view).toMatchObject({ isSubscribed: !changed.is_subscribed, pending: false });
+    // Events travel on their own port, so they may land just after sync() resolves.
+    await waitFor('the change event for that one subscription', () =>
+      page.evaluate((g) => window.opa.events.change.some((e) => e.guids.length === 1 && e.guids[0] === g), changed.guid),
+    );
     expect(pageErrors(page)).toEqual([]);
     await context.close();
   });
