@@ -105,7 +105,7 @@ export function createOutbox(session: Session, log: Log): void {
     const [pending, refused] = await Promise.all([c.pending(), c.failed()]);
     if (client() === c) render(pending, refused);
   }
-  const reload = coalesce(load, 100);
+  const reload = coalesce(load);
 
   lookup.addEventListener('submit', async (event) => {
     event.preventDefault();

@@ -41,9 +41,11 @@ export function createTroublePanel(session: Session, log: Log): void {
 
   offline.addEventListener('change', async () => {
     if (offline.checked) {
-      await step('unreachable: the server now cuts every request mid-answer (the engine sees a network error, as offline)', (a) =>
+      const cut = await step('unreachable: the server now cuts every request mid-answer (the engine sees a network error, as offline)', (a) =>
         a.post('drop', { count: FOREVER }),
       );
+      // The engine only learns at its next request; make one now so the status shows it.
+      if (cut) await syncNow(session, log, 'sync while unreachable');
     } else if (await step('reachable again: every queued fault cleared', (a) => a.post('clear-faults'))) {
       // The engine would notice at its next retry (backoff); ask now.
       await syncNow(session, log, 'sync after reconnecting');

@@ -11,6 +11,7 @@ import { launchChromium } from '../support/chromium.ts';
 const SCREENSHOT = fileURLToPath(new URL('../../docs/demo.png', import.meta.url));
 const PHONE_SHOT = fileURLToPath(new URL('../../test-results/demo-phone.png', import.meta.url));
 const NEW_FEED = 'https://demo-test.example/podcast/feed.xml';
+const MOVED_FEED = 'https://moved.example/podcast/feed.xml';
 const WAIT = { timeout: 15_000, interval: 100 };
 
 let demo: Demo;
@@ -93,6 +94,19 @@ test('the demo page connects, edits offline-first, shows failures and retries, a
   expect(await row(page, toggled).getAttribute('data-subscribed')).toBe('false');
   await page.fill('#latency-ms', '0');
   await page.click('#latency-form button');
+
+  // Change its feed URL and guid in the row's edit form: the server moves it, the old guid chains to the new.
+  const movedGuid = `${toggled}-moved`;
+  await row(page, toggled).getByRole('button', { name: /^Edit / }).click();
+  const edit = page.locator('#sub-list form.sub-edit');
+  await edit.getByLabel('Feed URL').fill(MOVED_FEED);
+  await edit.getByLabel('Guid').fill(movedGuid);
+  await edit.getByRole('button', { name: 'Save' }).click();
+  await expect.poll(() => row(page, movedGuid).locator('.sub-feed').textContent(), WAIT).toBe(MOVED_FEED);
+  await expect.poll(() => demo.server.entry(movedGuid)?.feed_url, WAIT).toBe(MOVED_FEED);
+  expect(demo.server.entry(toggled)?.guid).toBe(movedGuid);
+  await expect.poll(() => row(page, movedGuid).locator('.badge-pending').count(), WAIT).toBe(0);
+  expect(await row(page, toggled).count()).toBe(0);
 
   // Subscribe to a new feed; it shows at once and reaches the server.
   await page.fill('#search', '');
@@ -177,7 +191,7 @@ test('the demo page connects, edits offline-first, shows failures and retries, a
   await page.fill('#latency-ms', '1500');
   await page.click('#latency-form button');
   await troubleFail(page, 1, '503', 'PATCH');
-  const touched = new Set([toggled, retried, refused, deleted, foreignGuid]);
+  const touched = new Set([movedGuid, retried, refused, deleted, foreignGuid]);
   const firstRows = await rows(page).evaluateAll((lis) => lis.slice(0, 6).map((li) => (li as HTMLElement).dataset.guid!));
   const waiting = firstRows.find((g) => !touched.has(g) && demo.server.entry(g)?.is_subscribed)!;
   expect(waiting).toBeDefined();
