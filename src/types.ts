@@ -42,7 +42,7 @@ export interface RetryOptions {
 
 /** Options for `createSyncClient`: the engine's options plus the worker to use. */
 export interface ClientOptions extends Omit<SyncOptions, 'fetch'> {
-  /** A worker running `opa-sync/worker`'s entry; by default the package's own module worker. */
+  /** A module worker that calls `exposeSyncEngine()` from `opa-sync/worker`; by default the package's own. */
   worker?: Worker;
 }
 

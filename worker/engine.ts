@@ -223,6 +223,8 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
 
   let running: Promise<SyncReport> | undefined;
   let runningKind: 'sync' | 'push' | undefined;
+  /** Whether the running sync has started pushing: a caller arriving then gets a run of its own. */
+  let pushStarted = false;
   let nextSync: { promise: Promise<SyncReport>; resolve(r: SyncReport): void; reject(e: unknown): void } | undefined;
   let pushAgain = false;
 
@@ -257,6 +259,7 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
 
   function launch(kind: 'sync' | 'push'): Promise<SyncReport> {
     runningKind = kind;
+    pushStarted = false;
     const run = execute(kind);
     running = run;
     run
@@ -290,7 +293,8 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
   }
 
   function requestSync(): Promise<SyncReport> {
-    if (running && runningKind === 'sync') return running;
+    // Join a run only while it is still pulling: a later caller's changes must be in the push it waits for.
+    if (running && runningKind === 'sync' && !pushStarted) return running;
     if (running) {
       if (!nextSync) {
         let resolve!: (r: SyncReport) => void;
@@ -339,6 +343,7 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
         }
       }
       if (!authPaused && !closed && browserOnline) {
+        pushStarted = true;
         setPhase('pushing');
         const result = await push({
           http,

@@ -14,6 +14,24 @@ describe('scheduling and lifecycle', () => {
     expect(requests(s, 'GET', '/subscriptions')).toHaveLength(1);
   });
 
+  it('a sync() arriving once a run is pushing gets a run of its own (its change is in the push it waits for)', async () => {
+    const s = await server({ seed: 2 });
+    const e = engine(s, { pushDelay: 10_000 });
+    await e.sync();
+    const [a, b] = s.state().map((x) => x.guid);
+    await e.update(a!, { isSubscribed: false });
+    s.setLatency(200);
+    s.clearLog();
+    const first = e.sync();
+    await until(() => requests(s, 'PATCH').length === 1, 3000, 'the first run pushing');
+    await e.update(b!, { isSubscribed: false });
+    const second = await e.sync();
+    await first;
+    expect(requests(s, 'GET', '/subscriptions')).toHaveLength(2);
+    expect(s.entry(b!)?.is_subscribed).toBe(false);
+    expect(second.pending).toBe(0);
+  });
+
   it('pushes soon after a local change and coalesces a burst', async () => {
     const s = await server({ seed: 1 });
     // Long enough that the whole burst lands inside it even on a loaded machine.
