@@ -19,6 +19,8 @@ export interface DemoOptions {
   token?: string;
   /** Vite's log level. @default 'info' */
   logLevel?: 'info' | 'warn' | 'error' | 'silent';
+  /** Watch files and reload the page when they change (off for tests: an edit elsewhere in the repo must not reload the page under them). @default true */
+  watch?: boolean;
 }
 
 /** A running demo. */
@@ -61,7 +63,11 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
       configFile,
       logLevel: options.logLevel ?? 'info',
       define: { __OPA_DEMO_DEFAULTS__: JSON.stringify(defaults) },
-      server: { port: options.vitePort ?? 5173, strictPort: false },
+      server: {
+        port: options.vitePort ?? 5173,
+        strictPort: false,
+        ...(options.watch === false ? { watch: null, hmr: false } : {}),
+      },
     });
     await vite.listen();
   } catch (error) {

@@ -18,7 +18,7 @@ let demo: Demo;
 let browser: Browser;
 
 beforeAll(async () => {
-  demo = await startDemo({ serverPort: 0, vitePort: 0, logLevel: 'silent' });
+  demo = await startDemo({ serverPort: 0, vitePort: 0, logLevel: 'silent', watch: false });
   browser = await launchChromium();
 });
 
@@ -32,13 +32,16 @@ const rows = (page: Page): Locator => page.locator('#sub-list > li');
 const logLines = (page: Page, kind: string): Promise<string[]> => page.locator(`#log-list > li[data-kind="${kind}"] .log-text`).allTextContents();
 const serverLog = (method: string, guid: string) => demo.server.log().filter((e) => e.method === method && e.path.endsWith(`/${guid}`));
 
-async function openPage(width: number, height: number): Promise<{ page: Page; errors: string[] }> {
+/** A page on the demo; `loads` counts its page loads (a reload nobody asked for would lose the UI state). */
+async function openPage(width: number, height: number): Promise<{ page: Page; errors: string[]; loads: () => number }> {
   const page = await browser.newPage({ viewport: { width, height } });
   const errors: string[] = [];
+  let loads = 0;
   page.on('pageerror', (error) => errors.push(error.message));
+  page.on('load', () => loads++);
   await page.goto(demo.url);
   await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
-  return { page, errors };
+  return { page, errors, loads: () => loads };
 }
 
 async function troubleFail(page: Page, count: number, status: string, method: string, retryAfter = ''): Promise<void> {
@@ -61,7 +64,7 @@ function subscribedGuids(n: number, skip: Set<string>): string[] {
 }
 
 test('the demo page connects, edits offline-first, shows failures and retries, and fits a phone', async () => {
-  const { page, errors } = await openPage(1280, 900);
+  const { page, errors, loads } = await openPage(1280, 900);
 
   // Defaults come from startDemo: this run's server, not a hard-coded port.
   expect(await page.inputValue('#base-url')).toBe(demo.serverUrl);
@@ -211,13 +214,41 @@ test('the demo page connects, edits offline-first, shows failures and retries, a
   expect(serverLog('PATCH', waiting).map((e) => e.status)).toEqual([503, 200]);
 
   // Remembered across reloads: the page size typed before connecting, and the connection itself.
+  expect(loads()).toBe(1);
   await page.reload();
   await page.waitForSelector('body[data-ready="true"]');
   expect(await page.inputValue('#page-size')).toBe('40');
   await expect.poll(() => page.textContent('#sub-count'), WAIT).toBe('200');
   await expect.poll(() => page.textContent('#st-phase'), WAIT).toBe('idle');
 
+  // Disconnect closes the client: no list, no controls, no more requests.
+  await page.click('#disconnect');
+  await expect.poll(() => page.textContent('#phase-pill'), WAIT).toBe('disconnected');
+  expect(await page.textContent('#sub-count')).toBe('—');
+  expect(await rows(page).count()).toBe(0);
+  expect(await page.isHidden('#trouble')).toBe(true);
+  const requestsAtClose = demo.server.log().length;
+  await page.waitForTimeout(300);
+  expect(demo.server.log().length).toBe(requestsAtClose);
+
+  // Clear local data, then a slow pull: the progress bar shows pages and entries of the total.
+  await page.click('#connect');
+  await expect.poll(() => page.textContent('#sub-count'), WAIT).toBe('200');
+  await page.click('#clear-local');
+  await expect.poll(() => page.textContent('#sub-count'), WAIT).toBe('0');
+  await page.fill('#latency-ms', '400');
+  await page.click('#latency-form button');
+  await expect.poll(() => logLines(page, 'server'), WAIT).toContainEqual(expect.stringContaining('waits 400 ms'));
+  await page.click('#sync-now');
+  await expect.poll(() => page.isVisible('#pull-progress'), WAIT).toBe(true);
+  await expect.poll(() => page.textContent('#pull-text'), WAIT).toMatch(/^page [1-4] · \d+ of 200 entries$/);
+  await expect.poll(() => page.isVisible('#pull-progress'), WAIT).toBe(false);
+  await expect.poll(() => page.textContent('#sub-count'), WAIT).toBe('200');
+  await page.fill('#latency-ms', '0');
+  await page.click('#latency-form button');
+
   expect(errors).toEqual([]);
+  expect(loads()).toBe(2);
   await page.close();
 
   // Phone width: one column, nothing wider than the screen.
