@@ -49,15 +49,17 @@ let workerAsset: string;
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'opa-sync-package-'));
-  await run('npm', ['run', 'build'], repo);
+  // `npm pack` builds first through the `prepack` script (so a publish never ships a stale dist/).
   pkg = JSON.parse(await readFile(join(repo, 'package.json'), 'utf8'));
+  const packOutput = await run('npm', ['pack', '--json', '--pack-destination', work], repo);
   const indexJs = await readFile(join(repo, 'dist/index.js'), 'utf8');
   // The worker URL is relative to the module (base './'), never a root-absolute /assets path.
   const match = /new URL\(\s*"(assets\/[^"]+\.js)",\s*import\.meta\.url\s*\)/.exec(indexJs);
   if (!match) throw new Error(`dist/index.js does not spawn its worker from a module-relative URL:\n${indexJs.slice(0, 2000)}`);
   workerAsset = `dist/${match[1]}`;
 
-  const [info] = JSON.parse(await run('npm', ['pack', '--json', '--pack-destination', work], repo)) as {
+  // The prepack build may print before npm's JSON: parse from where the JSON array starts.
+  const [info] = JSON.parse(packOutput.slice(packOutput.search(/^\[\s*\{/m))) as {
     filename: string;
     files: PackedFile[];
   }[];
