@@ -181,6 +181,7 @@ export interface BenchOptions {
   log?: (line: string) => void;
 }
 
+const mb = (bytes: number): string => (Number.isFinite(bytes) ? `${(bytes / MB).toFixed(1)} MB` : '– (no sample)');
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 function listRequests(log: RequestLogEntry[]) {
@@ -266,13 +267,13 @@ async function initialPulls(browser: BenchBrowser, plan: BenchPlan, sizes: Bench
             const reqs = listRequests(server.log());
             const peakUsed = heap.snapshot().peakUsed[ENGINE_WORKER] ?? NaN;
             engine.push({ ms: r.ms, requests: reqs.gets, preflights: reqs.preflights, longestTaskMs: r.longestTaskMs, maxLoopGapMs: r.maxLoopGapMs, peakUsed });
-            log(`  initialPull ${key} run ${i + 1}/${runs} engine   ${r.ms.toFixed(0)} ms, ${reqs.gets} requests, heap ${(peakUsed / MB).toFixed(1)} MB, longtask ${r.longestTaskMs.toFixed(0)} ms`);
+            log(`  initialPull ${key} run ${i + 1}/${runs} engine   ${r.ms.toFixed(0)} ms, ${reqs.gets} requests, heap ${mb(peakUsed)}, longtask ${r.longestTaskMs.toFixed(0)} ms`);
           } else {
             const r = await call(page, 'baselinePull', args);
             if (r.count !== n) throw new Error(`bench: the baseline stored ${r.count} of ${n} subscriptions`);
             const peakUsed = heap.snapshot().peakUsed[BASELINE_WORKER] ?? NaN;
             baseline.push({ ms: r.ms, requests: r.requests, peakUsed });
-            log(`  initialPull ${key} run ${i + 1}/${runs} baseline ${r.ms.toFixed(0)} ms, ${r.requests} requests, heap ${(peakUsed / MB).toFixed(1)} MB`);
+            log(`  initialPull ${key} run ${i + 1}/${runs} baseline ${r.ms.toFixed(0)} ms, ${r.requests} requests, heap ${mb(peakUsed)}`);
           }
           await call(page, 'deleteDb', args.dbName);
           // Let the storage backend settle after deleting a big database.

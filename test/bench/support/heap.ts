@@ -42,7 +42,10 @@ export async function sampleWorkerHeaps(page: Page, intervalMs = 25): Promise<He
 
   cdp.on('Target.attachedToTarget', (event: { sessionId: string; targetInfo: { type: string; title: string; url: string } }) => {
     if (event.targetInfo.type !== 'worker') return;
-    workers.set(event.sessionId, { sessionId: event.sessionId, type: event.targetInfo.type, name: event.targetInfo.title || event.targetInfo.url });
+    const worker = { sessionId: event.sessionId, type: event.targetInfo.type, name: event.targetInfo.title || event.targetInfo.url };
+    workers.set(event.sessionId, worker);
+    // At once: a short-lived worker may be gone before the next round.
+    void sample(worker);
   });
   cdp.on('Target.detachedFromTarget', (event: { sessionId: string }) => {
     workers.delete(event.sessionId);
@@ -54,8 +57,6 @@ export async function sampleWorkerHeaps(page: Page, intervalMs = 25): Promise<He
     pending.delete(message.id);
     resolve?.(message.result);
   });
-  await cdp.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: false });
-
   const ask = (sessionId: string): Promise<{ usedSize: number; totalSize: number } | undefined> => {
     const id = nextId++;
     return new Promise((resolve) => {
@@ -73,18 +74,21 @@ export async function sampleWorkerHeaps(page: Page, intervalMs = 25): Promise<He
     });
   };
 
+  async function sample(w: Attached): Promise<void> {
+    const usage = await ask(w.sessionId);
+    if (!usage) return;
+    samples++;
+    peakUsed[w.name] = Math.max(peakUsed[w.name] ?? 0, usage.usedSize);
+    peakTotal[w.name] = Math.max(peakTotal[w.name] ?? 0, usage.totalSize);
+  }
+
+  // Attach only now that `sample` can run: workers already there are reported at once.
+  await cdp.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: false });
+
   let stopped = false;
   const loop = (async () => {
     while (!stopped) {
-      await Promise.all(
-        [...workers.values()].map(async (w) => {
-          const usage = await ask(w.sessionId);
-          if (!usage) return;
-          samples++;
-          peakUsed[w.name] = Math.max(peakUsed[w.name] ?? 0, usage.usedSize);
-          peakTotal[w.name] = Math.max(peakTotal[w.name] ?? 0, usage.totalSize);
-        }),
-      );
+      await Promise.all([...workers.values()].map(sample));
       await new Promise((resolve) => setTimeout(resolve, intervalMs));
     }
   })();
