@@ -53,6 +53,8 @@ export interface StoredChange {
   attempts: number;
   /** Device time before which it is not retried. */
   notBefore: number;
+  /** Device time before which the server asked not to be retried (Retry-After): a forced push waits for it too. */
+  serverHold?: number;
   createdAt: number;
   lastError?: ErrorInfo;
   deletionId?: number;

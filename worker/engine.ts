@@ -317,6 +317,7 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
     const report: SyncReport = { pulled: 0, pushed: 0, failed: 0, pending: 0, requests: 0 };
     const before = requests;
     let pullError: unknown;
+    let pushErrors = 0;
     try {
       if (kind === 'sync' || needsPull) {
         needsPull = false;
@@ -348,6 +349,8 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
         const result = await push({
           http,
           store,
+          // A pull that just succeeded proves the server answers: changes waiting out a backoff go now.
+          force: kind === 'sync' && pullError === undefined,
           backoff: { baseDelay: opts.baseDelay, maxDelay: opts.maxDelay },
           concurrency: opts.concurrency,
           inFlight,
@@ -358,6 +361,7 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
           },
           onChange: emitChange,
           onError: (error) => {
+            pushErrors++;
             lastError = info(error);
             if (error.code === 'network' || error.code === 'timeout') reachable = false;
           },
@@ -377,10 +381,9 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
     const cursor = await store.cursor().catch(() => undefined);
     if (cursor !== undefined) report.cursor = new Date(cursor).toISOString();
     if (pullError) throw pullError;
-    if (kind === 'sync') {
-      lastError = undefined;
-      await store.setLastSuccess(Date.now()).catch(() => undefined);
-    }
+    // A run that talked to the server without trouble makes the last error history.
+    if (pushErrors === 0 && report.requests > 0) lastError = undefined;
+    if (kind === 'sync') await store.setLastSuccess(Date.now()).catch(() => undefined);
     emitStatus();
     return report;
   }

@@ -20,6 +20,11 @@ export interface PushContext {
   store: Store;
   backoff: Backoff;
   concurrency: number;
+  /**
+   * Send changes waiting out a backoff now (the server just answered a pull, or the app asked), except
+   * where the server's own Retry-After still runs.
+   */
+  force?: boolean;
   /** Ids being sent right now (local edits do not coalesce into them). */
   inFlight: Set<number>;
   /** Whether sending must stop (offline, closed, paused by 401). */
@@ -54,12 +59,16 @@ function heads(changes: StoredChange[]): StoredChange[] {
 /** Send everything that is due; resolves when nothing due is left. */
 export async function push(ctx: PushContext): Promise<PushResult> {
   const result: PushResult = { pushed: 0, failed: 0 };
+  // Forcing lets each change skip its backoff once per run; a change that fails again waits as usual.
+  const forced = new Set<number>();
   for (;;) {
     if (ctx.halted()) return result;
     const all = heads(await ctx.store.pendingChanges());
     const now = Date.now();
-    const due = all.filter((c) => c.notBefore <= now && !ctx.inFlight.has(c.id!));
-    const waiting = all.filter((c) => c.notBefore > now);
+    const ready = (c: StoredChange) => c.notBefore <= now || (ctx.force === true && !forced.has(c.id!) && (c.serverHold ?? 0) <= now);
+    const due = all.filter((c) => ready(c) && !ctx.inFlight.has(c.id!));
+    for (const c of due) forced.add(c.id!);
+    const waiting = all.filter((c) => !ready(c));
     result.wakeAt = waiting.length ? Math.min(...waiting.map((c) => c.notBefore)) : undefined;
     if (!due.length) return result;
     let cursor = 0;
@@ -115,8 +124,9 @@ async function settle(ctx: PushContext, change: StoredChange, error: SyncError):
   }
   if (isTransient(error)) {
     ctx.onError(error);
-    const notBefore = Date.now() + backoffDelay(ctx.backoff, change.attempts, error.retryAfter);
-    await ctx.store.later(change, notBefore, info(error));
+    const now = Date.now();
+    const notBefore = now + backoffDelay(ctx.backoff, change.attempts, error.retryAfter);
+    await ctx.store.later(change, notBefore, info(error), error.retryAfter === undefined ? undefined : now + error.retryAfter);
     return 'later';
   }
   if (change.kind === 'remove' && (error.code === 'not-found' || error.code === 'gone') && change.state === 'queued') {

@@ -410,8 +410,8 @@ export function createStore(db: SyncDatabase) {
     },
 
     /** Keep a change queued and try again later. */
-    async later(sent: StoredChange, notBefore: number, lastError: ErrorInfo | undefined) {
-      return this.patchChange(sent, { attempts: sent.attempts + 1, notBefore, ...(lastError ? { lastError } : {}) });
+    async later(sent: StoredChange, notBefore: number, lastError: ErrorInfo | undefined, serverHold?: number) {
+      return this.patchChange(sent, { attempts: sent.attempts + 1, notBefore, serverHold, ...(lastError ? { lastError } : {}) });
     },
 
     /** Edit fields of a stored change (found by id; `undefined` removes a field) and re-derive its row. */

@@ -259,3 +259,24 @@ describe('outbox', () => {
     expect(s.log().filter((r) => r.method !== 'GET')).toEqual([]);
   });
 });
+
+describe('outbox after an outage', () => {
+  it('sync() sends a change waiting out its backoff at once, but never before a Retry-After', async () => {
+    const s = await server({ seed: 2 });
+    const e = engine(s, { retry: { baseDelay: 60_000, maxDelay: 60_000 } });
+    await e.sync();
+    const [a, b] = s.state().map((x) => x.guid);
+    s.failNext(1, 503, { method: 'PATCH', path: `/subscriptions/${a}` });
+    s.failNext(1, 503, { method: 'PATCH', path: `/subscriptions/${b}` }, { retryAfter: 3600 });
+    await e.update(a!, { isSubscribed: false });
+    await e.update(b!, { isSubscribed: false });
+    await until(async () => (await e.pending()).every((p) => p.attempts === 1), 3000, 'both to fail once');
+    expect((await e.status()).lastError?.code).toBe('server');
+    const report = await e.sync();
+    expect(report.pushed).toBe(1);
+    expect(s.entry(a!)?.is_subscribed).toBe(false);
+    expect(s.entry(b!)?.is_subscribed).toBe(true);
+    expect((await e.pending()).map((p) => p.guid)).toEqual([b]);
+    expect((await e.status()).lastError).toBeUndefined();
+  });
+});
