@@ -36,7 +36,7 @@ export interface RetryOptions {
   baseDelay?: number;
   /** Longest retry delay in ms. @default 300000 */
   maxDelay?: number;
-  /** How many subscriptions are pushed in parallel. @default 4 */
+  /** How many subscriptions are pushed in parallel. @default 8 */
   concurrency?: number;
 }
 

@@ -7,7 +7,6 @@ import type {
   ErrorInfo,
   Listener,
   PullProgress,
-  Subscription,
   SubscriptionChange,
   SubscriptionFilter,
   SyncApi,
@@ -438,12 +437,6 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
     return url;
   }
 
-  async function viewOf(key: string): Promise<Subscription> {
-    const [view] = await store.views([key]);
-    if (!view) throw new SyncError('not-found', `no subscription ${key}`);
-    return view;
-  }
-
   async function sync(): Promise<SyncReport> {
     alive();
     await ready;
@@ -483,8 +476,7 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
     async add(feedUrl: string, addOptions?: { guid?: string }) {
       checkFeedUrl(feedUrl);
       const guid = addOptions?.guid === undefined ? undefined : checkGuid(addOptions.guid);
-      const key = await local(() => store.add(feedUrl, guid, Date.now(), inFlight));
-      return viewOf(key);
+      return local(() => store.add(feedUrl, guid, Date.now(), inFlight));
     },
 
     async update(guid: string, change: SubscriptionChange) {
@@ -498,8 +490,7 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
         clean.isSubscribed = change.isSubscribed;
       }
       if (Object.keys(clean).length === 0) throw new SyncError('invalid', 'a change needs at least one of feedUrl, guid, isSubscribed');
-      const key = await local(() => store.update(guid, clean, Date.now(), inFlight));
-      return viewOf(key);
+      return local(() => store.update(guid, clean, Date.now(), inFlight));
     },
 
     async remove(guid: string) {

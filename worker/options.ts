@@ -62,7 +62,7 @@ export function resolveOptions(options: SyncOptions): ResolvedOptions {
     timeout: positive('timeout', options.timeout, 30_000, 1),
     baseDelay: positive('retry.baseDelay', options.retry?.baseDelay, 1000, 1),
     maxDelay: positive('retry.maxDelay', options.retry?.maxDelay, 300_000, 1),
-    concurrency: Math.floor(positive('retry.concurrency', options.retry?.concurrency, 4, 1)),
+    concurrency: Math.floor(positive('retry.concurrency', options.retry?.concurrency, 8, 1)),
     fetch: fetchImpl,
   };
   if (options.auth !== undefined) resolved.auth = checkAuth(options.auth);

@@ -2,7 +2,7 @@
 import { SyncError } from '../src/errors.ts';
 import type { PullProgress } from '../src/types.ts';
 import type { Http } from './http.ts';
-import type { Store } from './store.ts';
+import type { FreshPull, Store } from './store.ts';
 import { entryTime } from './store.ts';
 import { formatTimestamp } from './time.ts';
 import { parsePage, type WirePage } from './wire.ts';
@@ -35,9 +35,10 @@ const MAX_PAGES = 100_000;
 export async function pull(ctx: PullContext): Promise<PullResult> {
   const previous = await ctx.store.cursor();
   const since = previous === undefined ? undefined : formatTimestamp(Math.max(0, previous - ctx.overlap));
+  const fresh: FreshPull | undefined = previous === undefined && (await ctx.store.isEmpty()) ? { written: new Set() } : undefined;
   let applied = 0;
   for (let drain = 1; drain <= ctx.maxDrains; drain++) {
-    const result = await drainOnce(ctx, since, previous, drain === ctx.maxDrains);
+    const result = await drainOnce(ctx, since, previous, drain === ctx.maxDrains, fresh);
     applied += result.applied;
     if (result.consistent) return { applied, cursor: result.cursor, drains: drain };
   }
@@ -51,7 +52,13 @@ interface DrainResult {
   cursor?: number;
 }
 
-async function drainOnce(ctx: PullContext, since: string | undefined, previous: number | undefined, last: boolean): Promise<DrainResult> {
+async function drainOnce(
+  ctx: PullContext,
+  since: string | undefined,
+  previous: number | undefined,
+  last: boolean,
+  fresh: FreshPull | undefined,
+): Promise<DrainResult> {
   const { http, store, pageSize } = ctx;
   const started = Date.now();
   const seen = new Set<string>();
@@ -115,7 +122,7 @@ async function drainOnce(ctx: PullContext, since: string | undefined, previous: 
       inflight = fetchPage(url);
       inflight.catch(() => undefined);
     }
-    const { changed } = await store.applyEntries(page.subscriptions, isLast && consistent ? cursor : undefined);
+    const { changed } = await store.applyEntries(page.subscriptions, isLast && consistent ? cursor : undefined, fresh);
     applied += changed.length;
     if (changed.length) ctx.onChange(changed);
     ctx.onProgress({ pages, entries: seen.size, ...(totals.size ? { total: page.total } : {}) });

@@ -26,6 +26,11 @@ export interface Binding {
   account?: string;
 }
 
+/** A pull that began on an empty store: only what it wrote itself can exist (see `createWorkset`). */
+export interface FreshPull {
+  written: Set<string>;
+}
+
 /** The engine's view of the database. */
 export type Store = ReturnType<typeof createStore>;
 
@@ -72,6 +77,13 @@ function queued(fields: Pick<StoredChange, 'guid' | 'kind'> & Partial<StoredChan
   return { state: 'queued', version: 1, attempts: 0, notBefore: 0, createdAt: now, ...fields };
 }
 
+/** The public view of a row as this unit of work leaves it (saves a second read after the edit). */
+function viewIn(ws: Workset, key: string): Subscription {
+  const row = ws.row(key);
+  if (!row) throw new SyncError('not-found', `no subscription ${key}`);
+  return toSubscription(row);
+}
+
 function toPending(change: StoredChange): PendingChange {
   const pending: PendingChange = {
     id: change.id!,
@@ -92,12 +104,15 @@ export function createStore(db: SyncDatabase) {
   const tables = [db.subscriptions, db.outbox, db.aliases, db.meta];
 
   /** Run `work` in one read-write transaction; returns its result and the guids whose view changed. */
-  async function edit<T>(work: (ws: Workset) => Promise<T>): Promise<{ result: T; changed: string[] }> {
+  async function edit<T>(work: (ws: Workset) => Promise<T>, fresh?: FreshPull): Promise<{ result: T; changed: string[] }> {
     try {
       return await db.transaction('rw', tables, async () => {
-        const ws = createWorkset(db);
+        // Another tab may have queued a change since the pull began: then nothing can be assumed absent.
+        const assume = fresh && (await db.outbox.count()) === 0 ? (key: string) => !fresh.written.has(key) : undefined;
+        const ws = createWorkset(db, assume);
         const result = await work(ws);
         const changed = await ws.flush();
+        if (fresh) for (const key of ws.written()) fresh.written.add(key);
         return { result, changed };
       });
     } catch (error) {
@@ -177,7 +192,8 @@ export function createStore(db: SyncDatabase) {
 
     /** Queue an add; re-subscribes an existing row with that guid or feed URL. */
     async add(feedUrl: string, guid: string | undefined, now: number, inFlight: ReadonlySet<number>) {
-      return edit(async (ws) => {
+      return edit(async (ws) => viewIn(ws, await addIn(ws)));
+      async function addIn(ws: Workset): Promise<string> {
         const sameFeed = guid === undefined ? await db.subscriptions.where('feedUrl').equals(feedUrl).first() : undefined;
         const candidate = guid ?? sameFeed?.guid ?? `local-${crypto.randomUUID()}`;
         await ws.preload([candidate]);
@@ -203,12 +219,13 @@ export function createStore(db: SyncDatabase) {
             now,
           ),
         );
-      });
+      }
     },
 
     /** Queue a change to an existing subscription, coalescing with a queued one not in flight. */
     async update(guid: string, change: SubscriptionChange, now: number, inFlight: ReadonlySet<number>) {
-      return edit(async (ws) => {
+      return edit(async (ws) => viewIn(ws, await updateIn(ws)));
+      async function updateIn(ws: Workset): Promise<string> {
         await ws.preload(change.guid === undefined ? [guid] : [guid, change.guid]);
         const key = ws.resolve(guid);
         const row = ws.row(key);
@@ -231,7 +248,7 @@ export function createStore(db: SyncDatabase) {
           return ws.putChange(last);
         }
         return ws.putChange(queued({ guid: key, kind: 'update', change: wanted, ...(row.base ? { serverGuid: row.base.guid } : {}) }, now));
-      });
+      }
     },
 
     /** Queue a deletion; queued edits of the same subscription are dropped (they would be deleted anyway). */
@@ -252,7 +269,7 @@ export function createStore(db: SyncDatabase) {
     },
 
     /** Apply validated server entries in one transaction; `cursor` (ms) is stored with them when given. Returns the changed guids. */
-    async applyEntries(entries: readonly WireSubscription[], cursor?: number) {
+    async applyEntries(entries: readonly WireSubscription[], cursor?: number, fresh?: FreshPull) {
       return edit(async (ws) => {
         const guids: string[] = [];
         for (const e of entries) {
@@ -279,6 +296,14 @@ export function createStore(db: SyncDatabase) {
           if (finalKey !== newest) ws.alias(newest, finalKey);
         }
         if (cursor !== undefined) await db.meta.put({ key: CURSOR, value: cursor });
+      }, fresh);
+    },
+
+    /** Whether the store holds nothing at all (a first pull may then skip reading what cannot exist). */
+    async isEmpty(): Promise<boolean> {
+      return readOnly(async () => {
+        const counts = await Promise.all([db.subscriptions.count(), db.aliases.count(), db.outbox.count()]);
+        return counts.every((n) => n === 0);
       });
     },
 

@@ -33,10 +33,16 @@ export interface Workset {
   recompute(key: string): string;
   /** Write everything; returns the guids whose view changed. */
   flush(): Promise<string[]>;
+  /** Keys of the rows and aliases this unit of work wrote (after `flush`). */
+  written(): string[];
 }
 
-/** Start a unit of work; call inside a read-write transaction over all four tables. */
-export function createWorkset(db: SyncDatabase): Workset {
+/**
+ * Start a unit of work; call inside a read-write transaction over all four tables. `absent` names keys
+ * the caller knows are in neither the rows nor the aliases table, so they are not read (a first pull into
+ * an empty store would otherwise spend half its time reading nothing: `bulkGet` is one request per key).
+ */
+export function createWorkset(db: SyncDatabase, absent: (key: string) => boolean = () => false): Workset {
   const rows = new Map<string, StoredSubscription | null>();
   const original = new Map<string, StoredSubscription | null>();
   const aliases = new Map<string, string | null>();
@@ -54,6 +60,8 @@ export function createWorkset(db: SyncDatabase): Workset {
   async function preload(guids: readonly string[]): Promise<void> {
     // Aliases, hop by hop (chains are short; most guids have none).
     let frontier = [...new Set(guids)].filter((g) => !aliases.has(g));
+    for (const g of frontier) if (absent(g)) aliases.set(g, null);
+    frontier = frontier.filter((g) => !aliases.has(g));
     for (let hop = 0; frontier.length && hop < MAX_HOPS; hop++) {
       const found = await db.aliases.bulkGet(frontier);
       const next: string[] = [];
@@ -68,6 +76,12 @@ export function createWorkset(db: SyncDatabase): Workset {
     for (const g of guids) {
       keys.add(g);
       keys.add(resolve(g));
+    }
+    for (const k of keys) {
+      if (!rows.has(k) && absent(k)) {
+        rows.set(k, null);
+        original.set(k, null);
+      }
     }
     const toRead = [...keys].filter((k) => !rows.has(k));
     if (toRead.length) {
@@ -99,7 +113,13 @@ export function createWorkset(db: SyncDatabase): Workset {
     const stored = changeDirty.get(id) ?? (await db.outbox.get(id));
     if (!stored) return undefined;
     await preload([stored.guid]);
-    return changes(stored.guid).find((c) => c.id === id);
+    const list = changes(stored.guid);
+    const found = list.find((c) => c.id === id);
+    if (found) return found;
+    // The row's counts said it had no changes: trust the outbox and let recompute repair the row.
+    list.push(stored);
+    list.sort((a, b) => a.id! - b.id!);
+    return stored;
   }
 
   function resolve(guid: string): string {
@@ -282,8 +302,14 @@ export function createWorkset(db: SyncDatabase): Workset {
       );
     }
     await Promise.all(writes);
+    writtenKeys = [...puts.map((r) => r.guid), ...aliasPuts.map((a) => a.from)];
     return changed;
   }
 
-  return { preload, loadChange, resolve, row, changes, setBase, createRow, putChange, deleteChange, alias, recompute, flush };
+  let writtenKeys: string[] = [];
+  function written(): string[] {
+    return writtenKeys;
+  }
+
+  return { preload, loadChange, resolve, row, changes, setBase, createRow, putChange, deleteChange, alias, recompute, flush, written };
 }

@@ -220,3 +220,29 @@ describe('pull against a server that ignores page', () => {
     expect((await e.status()).cursor).toBeUndefined();
   });
 });
+
+describe('first pull into an empty store', () => {
+  it('does not assume rows absent once another context queued a change mid-pull', async () => {
+    const s = await server({ seed: 20, links: 'none' });
+    const late = s.state()[18]!;
+    let other: ReturnType<typeof engine> | undefined;
+    let list = 0;
+    const hook = spyFetch(async (url, init, real) => {
+      if (url.pathname.endsWith('/subscriptions') && (init?.method ?? 'GET') === 'GET' && ++list === 2) {
+        // Another tab on the same database subscribes (by its feed guid) to a feed this pull has not reached.
+        other = engine(s, { dbName: first.dbName });
+        other.setOnline(false);
+        await other.add(late.feed_url, { guid: late.guid });
+      }
+      return real(url, init);
+    });
+    // The add must stay queued, so the row's pending state after the pull is what the pull left.
+    s.failNext(50, 503, { method: 'POST' });
+    const first = engine(s, { pageSize: 5, fetch: hook });
+    await first.sync();
+    expect(other).toBeDefined();
+    expect(await first.subscription(late.guid)).toMatchObject({ guid: late.guid, pending: true });
+    expect((await first.pending()).map((p) => [p.kind, p.guid])).toEqual([['add', late.guid]]);
+    expect(await first.subscriptions()).toHaveLength(20);
+  });
+});
