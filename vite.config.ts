@@ -1,4 +1,19 @@
+import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
+
+/**
+ * The worker bundle takes Dexie's modern ES build: its package entry is a wrapper over the UMD build (which
+ * exists to share one Dexie between ESM and CJS users on a page), and the worker has no other users.
+ */
+function dexieModernEsm(): Plugin {
+  return {
+    name: 'opa-sync:dexie-modern-esm',
+    enforce: 'pre',
+    resolveId(id, importer) {
+      return id === 'dexie' ? this.resolve('dexie/dist/modern/dexie.min.mjs', importer, { skipSelf: true }) : null;
+    },
+  };
+}
 
 // One config: the library build (two entries plus the worker bundle) and the test projects.
 export default defineConfig({
@@ -29,6 +44,7 @@ export default defineConfig({
   worker: {
     // A module worker (the client spawns it with type: 'module'), self-contained: its own Dexie and comlink.
     format: 'es',
+    plugins: () => [dexieModernEsm()],
     rolldownOptions: {
       output: { entryFileNames: 'assets/opa-sync-worker-[hash].js', chunkFileNames: 'assets/opa-sync-worker-[name]-[hash].js' },
     },
