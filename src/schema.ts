@@ -48,6 +48,8 @@ export interface StoredChange {
   /** The guid to address on the server when it was known at enqueue time (the server follows chains). */
   serverGuid?: string;
   state: OutboxState;
+  /** Set before an add is first sent: the server may have it even if no answer came (it must not be folded away). */
+  sent?: boolean;
   /** Bumped on every edit, so an acknowledgement only removes the version that was sent. */
   version: number;
   attempts: number;

@@ -59,18 +59,20 @@ function heads(changes: StoredChange[]): StoredChange[] {
 /** Send everything that is due; resolves when nothing due is left. */
 export async function push(ctx: PushContext): Promise<PushResult> {
   const result: PushResult = { pushed: 0, failed: 0 };
-  // Forcing lets each change skip its backoff once per run; a change that fails again waits as usual.
-  const forced = new Set<number>();
+  const attempted = new Set<number>();
   for (;;) {
     if (ctx.halted()) return result;
     const all = heads(await ctx.store.pendingChanges());
     const now = Date.now();
-    const ready = (c: StoredChange) => c.notBefore <= now || (ctx.force === true && !forced.has(c.id!) && (c.serverHold ?? 0) <= now);
-    const due = all.filter((c) => ready(c) && !ctx.inFlight.has(c.id!));
-    for (const c of due) forced.add(c.id!);
-    const waiting = all.filter((c) => !ready(c));
-    result.wakeAt = waiting.length ? Math.min(...waiting.map((c) => c.notBefore)) : undefined;
+    const ready = (c: StoredChange) => c.notBefore <= now || (ctx.force === true && (c.serverHold ?? 0) <= now);
+    // One attempt per change per run: a change failing faster than its backoff must not spin this run.
+    const due = all.filter((c) => ready(c) && !ctx.inFlight.has(c.id!) && !attempted.has(c.id!));
+    for (const c of due) attempted.add(c.id!);
+    const waiting = all.filter((c) => !due.includes(c) && !ctx.inFlight.has(c.id!));
+    // A change already tried in this run goes again in a later run, never sooner than its own time.
+    result.wakeAt = waiting.length ? Math.min(...waiting.map((c) => Math.max(c.notBefore, now + 1))) : undefined;
     if (!due.length) return result;
+    await ctx.store.markSent(due.filter((c) => c.kind === 'add' && !c.sent).map((c) => c.id!));
     let cursor = 0;
     const worker = async () => {
       while (cursor < due.length && !ctx.halted()) {
@@ -111,14 +113,11 @@ async function settle(ctx: PushContext, change: StoredChange, error: SyncError):
   }
   if (error.code === 'quota') throw error;
   if (error.code === 'bad-response' && error.status !== undefined && error.status >= 200 && error.status < 300) {
-    // The server took the request (2xx) but its answer is unreadable: a pull reconciles the state.
+    // A 2xx whose body is not the answer (a captive portal, a proxy) may not have reached the server at all.
+    // Every request here is safe to repeat (PATCH sets values, POST upserts, DELETE of a deleted entry is
+    // done), so keep the change and send it again; a pull meanwhile reconciles what the server has.
     ctx.onNeedsPull();
-    if (change.kind === 'update') {
-      const edit = await ctx.store.ackUpdate(change, undefined);
-      ctx.onChange(edit.changed);
-      return 'done';
-    }
-    // POST is an upsert and DELETE is safe to repeat: send again later rather than guess.
+    ctx.onError(error);
     await ctx.store.later(change, Date.now() + backoffDelay(ctx.backoff, change.attempts), info(error));
     return 'later';
   }

@@ -38,7 +38,10 @@ export async function pull(ctx: PullContext): Promise<PullResult> {
   const fresh: FreshPull | undefined = previous === undefined && (await ctx.store.isEmpty()) ? { written: new Set() } : undefined;
   let applied = 0;
   for (let drain = 1; drain <= ctx.maxDrains; drain++) {
-    const result = await drainOnce(ctx, since, previous, drain === ctx.maxDrains, fresh);
+    // A full listing (no `since`) never shows deletions: rows it does not list are gone, unless this is the
+    // first drain into an empty store (then every row is one it listed).
+    const snapshot = since === undefined && !(fresh && drain === 1) ? new Set<string>() : undefined;
+    const result = await drainOnce(ctx, since, previous, drain === ctx.maxDrains, fresh, snapshot);
     applied += result.applied;
     if (result.consistent) return { applied, cursor: result.cursor, drains: drain };
   }
@@ -58,6 +61,7 @@ async function drainOnce(
   previous: number | undefined,
   last: boolean,
   fresh: FreshPull | undefined,
+  snapshot: Set<string> | undefined,
 ): Promise<DrainResult> {
   const { http, store, pageSize } = ctx;
   const started = Date.now();
@@ -71,6 +75,8 @@ async function drainOnce(
   let url = http.url('subscriptions', { since, page: 1, per_page: pageSize });
   let pageNumber = 1;
   let repeats = 0;
+  /** Whether this server's pages carry usable `next` links (then a page without one is the last). */
+  let linked = false;
 
   const fetchPage = async (target: URL): Promise<WirePage> => parsePage((await http.request('GET', target)).body, pageSize);
   let inflight: Promise<WirePage> | undefined = fetchPage(url);
@@ -84,6 +90,7 @@ async function drainOnce(
     const before = seen.size;
     for (const entry of page.subscriptions) {
       seen.add(entry.guid);
+      snapshot?.add(entry.new_guid ?? entry.guid);
       pageMax = Math.max(pageMax, entryTime(entry));
     }
     // A server that ignores `page` would be walked forever: full pages with nothing new give it away.
@@ -94,7 +101,8 @@ async function drainOnce(
     totals.add(page.total);
     if (page.total !== page.subscriptions.length) totalIsPageLength = false;
 
-    const nextUrl = following(http, url, page, pageNumber, pageSize);
+    const nextUrl = following(http, url, page, pageNumber, pageSize, linked);
+    if (usableNext(http, url, page)) linked = true;
     const isLast = nextUrl === undefined;
     let cursor: number | undefined;
     let consistent = true;
@@ -122,7 +130,8 @@ async function drainOnce(
       inflight = fetchPage(url);
       inflight.catch(() => undefined);
     }
-    const { changed } = await store.applyEntries(page.subscriptions, isLast && consistent ? cursor : undefined, fresh);
+    const complete = isLast && consistent;
+    const { changed } = await store.applyEntries(page.subscriptions, complete ? cursor : undefined, fresh, complete ? snapshot : undefined);
     applied += changed.length;
     if (changed.length) ctx.onChange(changed);
     ctx.onProgress({ pages, entries: seen.size, ...(totals.size ? { total: page.total } : {}) });
@@ -131,25 +140,29 @@ async function drainOnce(
   return { applied, consistent: true };
 }
 
-/** The next page's URL, or undefined when this page is the last. */
-function following(http: Http, current: URL, page: WirePage, pageNumber: number, pageSize: number): URL | undefined {
-  if (page.subscriptions.length === 0) return undefined;
-  if (page.next !== undefined) {
-    let next: URL | undefined;
-    try {
-      next = new URL(page.next, current);
-    } catch {
-      next = undefined;
-    }
+/** The page's `next` link when it may be followed (same origin as the base URL, not this page again). */
+function usableNext(http: Http, current: URL, page: WirePage): URL | undefined {
+  if (page.next === undefined) return undefined;
+  try {
+    const next = new URL(page.next, current);
     // A `next` on another origin is never followed: credentials go to the base URL's origin only.
-    if (next && http.sameOrigin(next) && next.href !== current.href) return next;
-  }
-  const size = Math.min(pageSize, page.per_page || pageSize);
-  if (page.subscriptions.length < size) return undefined;
-  // A trustworthy total (not just this page's length) saves asking for an empty page at the end.
-  if (page.next === undefined && page.total !== page.subscriptions.length && pageNumber * size >= page.total) {
+    return http.sameOrigin(next) && next.href !== current.href ? next : undefined;
+  } catch {
     return undefined;
   }
+}
+
+/**
+ * The next page's URL, or undefined when this page is the last. `total` never ends a drain (it may be
+ * wrong); a short or empty page does, and so does a missing `next` from a server that gave one before.
+ */
+function following(http: Http, current: URL, page: WirePage, pageNumber: number, pageSize: number, linked: boolean): URL | undefined {
+  if (page.subscriptions.length === 0) return undefined;
+  const link = usableNext(http, current, page);
+  if (link) return link;
+  if (page.next === undefined && linked) return undefined;
+  const size = Math.min(pageSize, page.per_page || pageSize);
+  if (page.subscriptions.length < size) return undefined;
   const next = new URL(current.href);
   next.searchParams.set('page', String(pageNumber + 1));
   next.searchParams.set('per_page', String(pageSize));

@@ -201,7 +201,7 @@ export function createStore(db: SyncDatabase) {
         const row = ws.row(key);
         const changes = ws.changes(key);
         const last = changes[changes.length - 1];
-        if (row && !row.base && last?.kind === 'add' && last.state === 'queued' && !inFlight.has(last.id ?? -1)) {
+        if (row && !row.base && last?.kind === 'add' && last.state === 'queued' && !last.sent && !inFlight.has(last.id ?? -1)) {
           last.feedUrl = feedUrl;
           last.version++;
           return ws.putChange(last);
@@ -241,7 +241,7 @@ export function createStore(db: SyncDatabase) {
           last.version++;
           return ws.putChange(last);
         }
-        if (editable && last.kind === 'add' && !row.base && wanted.guid === undefined && wanted.isSubscribed !== false) {
+        if (editable && last.kind === 'add' && !last.sent && !row.base && wanted.guid === undefined && wanted.isSubscribed !== false) {
           // Not sent yet: the POST can carry the new feed URL itself.
           if (wanted.feedUrl !== undefined) last.feedUrl = wanted.feedUrl;
           last.version++;
@@ -260,16 +260,20 @@ export function createStore(db: SyncDatabase) {
         if (!row || (!row.base && row.pending === 0)) throw new SyncError('not-found', `no subscription ${guid}`);
         if (row.deleted !== undefined) return key;
         for (const change of [...ws.changes(key)]) {
-          if (change.state === 'queued' && !inFlight.has(change.id ?? -1)) ws.deleteChange(change);
+          // An add that may have reached the server stays: the DELETE goes after it.
+          const keep = inFlight.has(change.id ?? -1) || (change.kind === 'add' && change.sent === true);
+          if (change.state === 'queued' && !keep) ws.deleteChange(change);
         }
+        // Dropping a queued guid change re-keys the row back: continue under the key it has now.
+        const current = ws.resolve(key);
         // An add that never left this device needs no DELETE: dropping it (done above) was the deletion.
-        if (!row.base && ws.changes(key).every((c) => c.state === 'failed')) return key;
-        return ws.putChange(queued({ guid: key, kind: 'remove', ...(row.base ? { serverGuid: row.base.guid } : {}) }, now));
+        if (!row.base && ws.changes(current).every((c) => c.state === 'failed')) return current;
+        return ws.putChange(queued({ guid: current, kind: 'remove', ...(row.base ? { serverGuid: row.base.guid } : {}) }, now));
       });
     },
 
     /** Apply validated server entries in one transaction; `cursor` (ms) is stored with them when given. Returns the changed guids. */
-    async applyEntries(entries: readonly WireSubscription[], cursor?: number, fresh?: FreshPull) {
+    async applyEntries(entries: readonly WireSubscription[], cursor?: number, fresh?: FreshPull, snapshot?: ReadonlySet<string>) {
       return edit(async (ws) => {
         const guids: string[] = [];
         for (const e of entries) {
@@ -294,6 +298,17 @@ export function createStore(db: SyncDatabase) {
           if (!merged) continue;
           const finalKey = ws.setBase(key, merged);
           if (finalKey !== newest) ws.alias(newest, finalKey);
+        }
+        if (snapshot && cursor !== undefined) {
+          // The listing was complete: what it left out was deleted on the server (with the cursor, atomically).
+          const stale = (await db.subscriptions.toArray()).filter((r) => r.base && r.base.deleted === undefined && !snapshot.has(r.base.guid));
+          await ws.preload(stale.map((r) => r.guid));
+          for (const r of stale) {
+            const row = ws.row(r.guid);
+            if (row?.base && row.base.deleted === undefined && !snapshot.has(row.base.guid)) {
+              ws.setBase(r.guid, { ...row.base, deleted: formatTimestamp(cursor) });
+            }
+          }
         }
         if (cursor !== undefined) await db.meta.put({ key: CURSOR, value: cursor });
       }, fresh);
@@ -450,6 +465,11 @@ export function createStore(db: SyncDatabase) {
         }
         ws.putChange(current);
       });
+    },
+
+    /** Record that these adds are about to be sent (before the request: a crash after it must still know). */
+    async markSent(ids: number[]): Promise<void> {
+      if (ids.length) await db.outbox.where('id').anyOf(ids).modify({ sent: true }).catch((e: unknown) => Promise.reject(storageError(e)));
     },
 
     /** Re-queue a failed change. */

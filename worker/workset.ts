@@ -149,8 +149,9 @@ export function createWorkset(db: SyncDatabase, absent: (key: string) => boolean
     rows.set(key, value);
     touched.add(key);
     if (!byRow.has(key)) byRow.set(key, []);
-    // A key in use is current: it must not alias elsewhere (that would make a cycle).
-    if (value && aliases.get(key)) {
+    // A key in use is current: it must not alias elsewhere (that would make a cycle). A key whose alias was
+    // never read (a re-key target nothing preloaded) gets a delete anyway: it costs nothing when absent.
+    if (value && aliases.get(key) !== null) {
       aliases.set(key, null);
       aliasDirty.add(key);
     }
@@ -219,6 +220,9 @@ export function createWorkset(db: SyncDatabase, absent: (key: string) => boolean
       byRow.set(target, merged);
       return recompute(target, depth + 1);
     }
+    // While a queued guid change keys the row, the guid the server knows must still lead here (a pull finds
+    // the row by it).
+    if (current.base && current.base.guid !== key && resolveLoaded(current.base.guid) !== key) alias(current.base.guid, key);
     const next: StoredSubscription = { guid: key, ...fold(current.base, list), pending: liveCount(list) };
     if (list.length > next.pending) next.hasFailed = true;
     if (current.base) next.base = current.base;

@@ -232,17 +232,19 @@ describe('outbox', () => {
     expect(await e.pending()).toEqual([]);
   });
 
-  it('a 2xx whose body does not validate still counts as delivered and triggers a reconciling pull', async () => {
+  it('a 2xx whose body is not the answer (captive portal) keeps the change, sends it again and pulls', async () => {
     const s = await server({ seed: 1 });
     const e = engine(s);
     await e.sync();
     const guid = s.state()[0]!.guid;
-    s.malformNext(1, { method: 'PATCH' }, '{"is_subscribed": "maybe"', { afterHandling: true });
+    // Not even handled by the server: a portal's page with status 200.
+    s.failNext(1, 200, { method: 'PATCH' }, { body: '<html>Sign in to the hotel Wi-Fi</html>', contentType: 'text/html' });
     s.clearLog();
     await e.update(guid, { isSubscribed: false });
     await until(() => requests(s, 'GET', '/subscriptions').length > 0, 3000, 'the reconciling pull');
+    await until(() => s.entry(guid)?.is_subscribed === false, 3000, 'the second PATCH');
     await until(async () => (await e.pending()).length === 0, 3000, 'an empty queue');
-    expect(requests(s, 'PATCH')).toHaveLength(1);
+    expect(requests(s, 'PATCH').map((r) => r.status)).toEqual([200, 200]);
     expect(await e.subscription(guid)).toMatchObject({ isSubscribed: false, pending: false });
   });
 

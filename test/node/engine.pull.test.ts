@@ -246,3 +246,39 @@ describe('first pull into an empty store', () => {
     expect(await first.subscriptions()).toHaveLength(20);
   });
 });
+
+describe('pull against a server whose total is too small', () => {
+  it('walks on to a short page instead of trusting total', async () => {
+    const s = await server({ seed: 20, links: 'none' });
+    const small = spyFetch(async (url, init, real) => {
+      const body = await (await real(url, init)).json();
+      if (url.pathname.endsWith('/subscriptions')) body.total = 10;
+      return new Response(JSON.stringify(body), { status: 200 });
+    });
+    const e = engine(s, { pageSize: 5, fetch: small });
+    await e.sync();
+    expect(picture(await e.subscriptions())).toEqual(serverPicture(s));
+  });
+});
+
+describe('a full listing after an interrupted first pull', () => {
+  it('tombstones rows the listing no longer has (deleted in between)', async () => {
+    const s = await server({ seed: 15, links: 'none' });
+    let calls = 0;
+    let broken = true;
+    const flaky = spyFetch(async (url, init, real) => {
+      if (url.pathname.endsWith('/subscriptions') && broken && ++calls === 3) throw new TypeError('connection reset');
+      return real(url, init);
+    });
+    const e = engine(s, { pageSize: 5, fetch: flaky });
+    await expect(e.sync()).rejects.toMatchObject({ code: 'network' });
+    const early = s.state()[0]!;
+    expect(await e.subscription(early.guid)).toBeDefined();
+    s.foreign.remove(early.guid);
+    broken = false;
+    await e.sync();
+    expect((await e.subscriptions()).map((x) => x.guid)).not.toContain(early.guid);
+    expect(picture(await e.subscriptions())).toEqual(serverPicture(s));
+    expect((await e.subscriptions({ includeDeleted: true })).find((x) => x.guid === early.guid)?.deleted).toBeDefined();
+  });
+});
