@@ -21,11 +21,14 @@ export function openChannel(name: string, onMessage: (message: ChannelMessage) =
   channel.onmessage = (event: MessageEvent<ChannelMessage>) => onMessage(event.data);
   // In Node an open channel keeps the process alive; it must not outlive close() or hold up exit.
   (channel as unknown as { unref?: () => void }).unref?.();
+  let open = true;
   return {
     post(message) {
-      channel.postMessage(message);
+      // After close() a late event (an edit that committed meanwhile) has nobody left to tell.
+      if (open) channel.postMessage(message);
     },
     close() {
+      open = false;
       channel.close();
     },
   };

@@ -354,7 +354,10 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
           concurrency: opts.concurrency,
           inFlight,
           halted: () => closed || authPaused || !browserOnline,
-          onUnauthorized: (error) => pause(error),
+          onUnauthorized: (error) => {
+            pushErrors++;
+            pause(error);
+          },
           onNeedsPull: () => {
             needsPull = true;
           },
@@ -382,7 +385,7 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
     if (pullError) throw pullError;
     // A run that talked to the server without trouble makes the last error history.
     if (pushErrors === 0 && report.requests > 0) lastError = undefined;
-    if (kind === 'sync') await store.setLastSuccess(Date.now()).catch(() => undefined);
+    if (kind === 'sync' && pushErrors === 0) await store.setLastSuccess(Date.now()).catch(() => undefined);
     emitStatus();
     return report;
   }

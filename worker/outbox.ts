@@ -66,13 +66,14 @@ export async function push(ctx: PushContext): Promise<PushResult> {
     const now = Date.now();
     const ready = (c: StoredChange) => c.notBefore <= now || (ctx.force === true && (c.serverHold ?? 0) <= now);
     // One attempt per change per run: a change failing faster than its backoff must not spin this run.
-    const due = all.filter((c) => ready(c) && !ctx.inFlight.has(c.id!) && !attempted.has(c.id!));
+    let due = all.filter((c) => ready(c) && !ctx.inFlight.has(c.id!) && !attempted.has(c.id!));
     for (const c of due) attempted.add(c.id!);
     const waiting = all.filter((c) => !due.includes(c) && !ctx.inFlight.has(c.id!));
     // A change already tried in this run goes again in a later run, never sooner than its own time.
     result.wakeAt = waiting.length ? Math.min(...waiting.map((c) => Math.max(c.notBefore, now + 1))) : undefined;
     if (!due.length) return result;
-    await ctx.store.markSent(due.filter((c) => c.kind === 'add' && !c.sent).map((c) => c.id!));
+    const marked = await ctx.store.markSent(due.filter((c) => c.kind === 'add' && !c.sent).map((c) => c.id!));
+    due = due.filter((c) => c.kind !== 'add' || c.sent || marked.has(c.id!));
     let cursor = 0;
     const worker = async () => {
       while (cursor < due.length && !ctx.halted()) {

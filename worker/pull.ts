@@ -34,6 +34,7 @@ const MAX_PAGES = 100_000;
 /** Pull until the store holds everything the server changed since the cursor. */
 export async function pull(ctx: PullContext): Promise<PullResult> {
   const previous = await ctx.store.cursor();
+  const epoch = await ctx.store.epoch();
   const since = previous === undefined ? undefined : formatTimestamp(Math.max(0, previous - ctx.overlap));
   const fresh: FreshPull | undefined = previous === undefined && (await ctx.store.isEmpty()) ? { written: new Set() } : undefined;
   let applied = 0;
@@ -41,7 +42,7 @@ export async function pull(ctx: PullContext): Promise<PullResult> {
     // A full listing (no `since`) never shows deletions: rows it does not list are gone, unless this is the
     // first drain into an empty store (then every row is one it listed).
     const snapshot = since === undefined && !(fresh && drain === 1) ? new Set<string>() : undefined;
-    const result = await drainOnce(ctx, since, previous, drain === ctx.maxDrains, fresh, snapshot);
+    const result = await drainOnce(ctx, since, previous, drain === ctx.maxDrains, fresh, snapshot, epoch);
     applied += result.applied;
     if (result.consistent) return { applied, cursor: result.cursor, drains: drain };
   }
@@ -62,6 +63,7 @@ async function drainOnce(
   last: boolean,
   fresh: FreshPull | undefined,
   snapshot: Set<string> | undefined,
+  epoch: string | undefined,
 ): Promise<DrainResult> {
   const { http, store, pageSize } = ctx;
   const started = Date.now();
@@ -131,7 +133,7 @@ async function drainOnce(
       inflight.catch(() => undefined);
     }
     const complete = isLast && consistent;
-    const { changed } = await store.applyEntries(page.subscriptions, complete ? cursor : undefined, fresh, complete ? snapshot : undefined);
+    const { changed } = await store.applyEntries(page.subscriptions, complete ? cursor : undefined, fresh, complete ? snapshot : undefined, epoch);
     applied += changed.length;
     if (changed.length) ctx.onChange(changed);
     ctx.onProgress({ pages, entries: seen.size, ...(totals.size ? { total: page.total } : {}) });

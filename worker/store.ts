@@ -19,6 +19,8 @@ import { createWorkset, type Workset } from './workset.ts';
 const CURSOR = 'cursor';
 const BINDING = 'binding';
 const LAST_SUCCESS = 'lastSuccess';
+/** Changes whenever the store is wiped: a pull that began before must not store its cursor after. */
+const EPOCH = 'epoch';
 
 /** What a store is bound to: one server and, when given, one account. */
 export interface Binding {
@@ -149,6 +151,7 @@ export function createStore(db: SyncDatabase) {
     /** Check (or record, on first use) which server and account this database belongs to. */
     async bind(binding: Binding): Promise<void> {
       await db.transaction('rw', db.meta, async () => {
+        if (!(await db.meta.get(EPOCH))) await db.meta.put({ key: EPOCH, value: crypto.randomUUID() });
         const stored = (await db.meta.get(BINDING))?.value as Binding | undefined;
         if (!stored) {
           await db.meta.put({ key: BINDING, value: binding });
@@ -273,7 +276,13 @@ export function createStore(db: SyncDatabase) {
     },
 
     /** Apply validated server entries in one transaction; `cursor` (ms) is stored with them when given. Returns the changed guids. */
-    async applyEntries(entries: readonly WireSubscription[], cursor?: number, fresh?: FreshPull, snapshot?: ReadonlySet<string>) {
+    async applyEntries(
+      entries: readonly WireSubscription[],
+      cursor?: number,
+      fresh?: FreshPull,
+      snapshot?: ReadonlySet<string>,
+      epoch?: string,
+    ) {
       return edit(async (ws) => {
         const guids: string[] = [];
         for (const e of entries) {
@@ -310,7 +319,10 @@ export function createStore(db: SyncDatabase) {
             }
           }
         }
-        if (cursor !== undefined) await db.meta.put({ key: CURSOR, value: cursor });
+        // Compare-and-set: if the store was wiped since the pull began, its earlier pages are gone too.
+        if (cursor !== undefined && (epoch === undefined || (await db.meta.get(EPOCH))?.value === epoch)) {
+          await db.meta.put({ key: CURSOR, value: cursor });
+        }
       }, fresh);
     },
 
@@ -320,6 +332,12 @@ export function createStore(db: SyncDatabase) {
         const counts = await Promise.all([db.subscriptions.count(), db.aliases.count(), db.outbox.count()]);
         return counts.every((n) => n === 0);
       });
+    },
+
+    /** The store's current epoch (see `EPOCH`). */
+    async epoch(): Promise<string | undefined> {
+      const value = (await db.meta.get(EPOCH))?.value;
+      return typeof value === 'string' ? value : undefined;
     },
 
     /** The stored cursor (ms), if a pull ever completed. */
@@ -468,8 +486,18 @@ export function createStore(db: SyncDatabase) {
     },
 
     /** Record that these adds are about to be sent (before the request: a crash after it must still know). */
-    async markSent(ids: number[]): Promise<void> {
-      if (ids.length) await db.outbox.where('id').anyOf(ids).modify({ sent: true }).catch((e: unknown) => Promise.reject(storageError(e)));
+    async markSent(ids: number[]): Promise<Set<number>> {
+      if (!ids.length) return new Set();
+      try {
+        return await db.transaction('rw', db.outbox, async () => {
+          // Only what still exists: a remove() may have dropped an unsent add since the queue was read.
+          const found = (await db.outbox.bulkGet(ids)).filter((c): c is StoredChange => c !== undefined);
+          await db.outbox.bulkPut(found.map((c) => ({ ...c, sent: true })));
+          return new Set(found.map((c) => c.id!));
+        });
+      } catch (error) {
+        throw storageError(error);
+      }
     },
 
     /** Re-queue a failed change. */
@@ -498,6 +526,7 @@ export function createStore(db: SyncDatabase) {
       await db.transaction('rw', tables, async () => {
         await Promise.all(tables.map((t) => t.clear()));
         await db.meta.put({ key: BINDING, value: binding });
+        await db.meta.put({ key: EPOCH, value: crypto.randomUUID() });
       });
     },
   };

@@ -33,6 +33,7 @@ describe('chaos: 401 mid-queue', () => {
     };
     e.setOnline(true);
     await until(async () => (await e.status()).phase === 'auth-required', 5000, 'auth-required');
+    expect((await e.status()).lastError).toMatchObject({ code: 'unauthorized', status: 401 });
 
     expect(await e.failed()).toEqual([]);
     // Two delivered, one refused with 401 and kept, the rest never sent.
