@@ -3,7 +3,7 @@
 // each other stays consistent), then written in bulk (`flush`). Staying synchronous between requests also
 // keeps the IndexedDB transaction alive: a long chain of awaits can let it commit early.
 import type { ServerBase, StoredChange, StoredSubscription, SyncDatabase } from '../src/schema.ts';
-import { fold, keyFor, liveCount, sameRow } from './view.ts';
+import { fold, keyFor, liveCount, mergeBase, sameRow } from './view.ts';
 
 const MAX_HOPS = 64;
 
@@ -220,12 +220,30 @@ export function createWorkset(db: SyncDatabase, absent: (key: string) => boolean
       byRow.set(target, merged);
       return recompute(target, depth + 1);
     }
-    // While a queued guid change keys the row, the guid the server knows must still lead here (a pull finds
-    // the row by it).
-    if (current.base && current.base.guid !== key && resolveLoaded(current.base.guid) !== key) alias(current.base.guid, key);
-    const next: StoredSubscription = { guid: key, ...fold(current.base, list), pending: liveCount(list) };
-    if (list.length > next.pending) next.hasFailed = true;
-    if (current.base) next.base = current.base;
+    let base = current.base;
+    let list2 = list;
+    if (base && base.guid !== key) {
+      // A queued guid change keys this row; the guid the server knows it by must lead here too. A row under
+      // that guid (a pull stored the entry before our add was acknowledged) is the same server entry: fold it in.
+      const server = base.guid;
+      const other = rows.get(server);
+      if (other) {
+        const moved = changes(server);
+        for (const change of moved) {
+          change.guid = key;
+          markChange(change);
+        }
+        list2 = [...list, ...moved].sort((a, b) => (a.id ?? Infinity) - (b.id ?? Infinity));
+        byRow.set(key, list2);
+        byRow.set(server, []);
+        if (other.base) base = mergeBase(base, other.base) ?? base;
+        setRow(server, null);
+      }
+      if (resolveLoaded(server) !== key) alias(server, key);
+    }
+    const next: StoredSubscription = { guid: key, ...fold(base, list2), pending: liveCount(list2) };
+    if (list2.length > next.pending) next.hasFailed = true;
+    if (base) next.base = base;
     if (!sameRow(current, next) || current.hasFailed !== next.hasFailed) setRow(key, next);
     return key;
   }

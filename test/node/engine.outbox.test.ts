@@ -282,3 +282,26 @@ describe('outbox after an outage', () => {
     expect((await e.status()).lastError).toBeUndefined();
   });
 });
+
+describe('an add whose answer was lost', () => {
+  it('is never folded away, and a pull that saw it first leaves no second row', async () => {
+    const s = await server();
+    const e = engine(s, { pushDelay: 60_000 });
+    await e.sync();
+    const added = await e.add('https://lost-answer.example/feed.xml');
+    s.dropNext(1, { method: 'POST' }, { afterHandling: true });
+    await e.sync();
+    expect(s.state()).toHaveLength(1);
+    expect((await e.pending()).map((p) => p.kind)).toEqual(['add']);
+    // Renamed and unsubscribed while the add's fate is unknown; then a pull lists the server's entry.
+    await e.update(added.guid, { guid: 'renamed-after-lost-add', isSubscribed: false });
+    await settle(e);
+    expect(s.state()).toHaveLength(1);
+    expect(s.state()[0]).toMatchObject({ guid: 'renamed-after-lost-add', is_subscribed: false });
+    expect(picture(await e.subscriptions())).toEqual(serverPicture(s));
+    // Removing it now deletes it on the server too.
+    await e.remove('renamed-after-lost-add');
+    await settle(e);
+    expect(s.state()[0]?.deleted).toBeDefined();
+  });
+});
