@@ -73,7 +73,7 @@ export async function push(ctx: PushContext): Promise<PushResult> {
     result.wakeAt = waiting.length ? Math.min(...waiting.map((c) => Math.max(c.notBefore, now + 1))) : undefined;
     if (!due.length) return result;
     const marked = await ctx.store.markSent(due.filter((c) => c.kind === 'add' && !c.sent).map((c) => c.id!));
-    due = due.filter((c) => c.kind !== 'add' || c.sent || marked.has(c.id!));
+    due = due.flatMap((c) => (c.kind !== 'add' || c.sent ? [c] : marked.has(c.id!) ? [marked.get(c.id!)!] : []));
     let cursor = 0;
     const worker = async () => {
       while (cursor < due.length && !ctx.halted()) {

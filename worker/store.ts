@@ -486,14 +486,16 @@ export function createStore(db: SyncDatabase) {
     },
 
     /** Record that these adds are about to be sent (before the request: a crash after it must still know). */
-    async markSent(ids: number[]): Promise<Set<number>> {
-      if (!ids.length) return new Set();
+    async markSent(ids: number[]): Promise<Map<number, StoredChange>> {
+      if (!ids.length) return new Map();
       try {
         return await db.transaction('rw', db.outbox, async () => {
-          // Only what still exists: a remove() may have dropped an unsent add since the queue was read.
+          // Only what still exists, as it is now: since the queue was read, a remove() may have dropped an
+          // unsent add, or an edit folded into it. What is marked here is exactly what gets sent.
           const found = (await db.outbox.bulkGet(ids)).filter((c): c is StoredChange => c !== undefined);
-          await db.outbox.bulkPut(found.map((c) => ({ ...c, sent: true })));
-          return new Set(found.map((c) => c.id!));
+          const marked = found.map((c) => ({ ...c, sent: true }));
+          await db.outbox.bulkPut(marked);
+          return new Map(marked.map((c) => [c.id!, c]));
         });
       } catch (error) {
         throw storageError(error);

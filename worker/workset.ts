@@ -202,7 +202,7 @@ export function createWorkset(db: SyncDatabase, absent: (key: string) => boolean
         rows.set(target, null);
         original.set(target, null);
         byRow.set(target, []);
-        aliases.set(target, aliases.get(target) ?? null);
+        // Its alias stays unknown on purpose: setRow then deletes whatever the table holds for it.
       }
       const existing = rows.get(target) ?? undefined;
       const existingChanges = existing ? changes(target) : [];

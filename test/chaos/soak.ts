@@ -92,7 +92,7 @@ async function main(): Promise<number> {
     (t, r) => ({ intents: t.intents + r.intents, foreign: t.foreign + r.foreign, crashes: t.crashes + r.crashes, faults: t.faults + r.faults, requests: t.requests + r.requests }),
     { intents: 0, foreign: 0, crashes: 0, faults: 0, requests: 0 },
   );
-  const excluded = args.all ? [] : Object.keys(KNOWN_ENGINE_BUGS).filter((bug) => !args.allow.includes(bug));
+  const excluded = args.all ? [] : defaultsForSeed(0).avoid.filter((bug) => !args.allow.includes(bug));
   console.log(
     `chaos: ${args.seeds.length} seeds, ${failures.length} failures (${Math.round((Date.now() - started) / 1000)} s; ` +
       `${totals.intents} local changes, ${totals.foreign} foreign changes, ${totals.faults} faults, ${totals.crashes} crashes, ${totals.requests} requests` +
