@@ -134,7 +134,7 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
         },
         () => undefined,
       );
-    }, 0);
+    }, STATUS_THROTTLE);
   }
 
   function setPhase(next: SyncPhase): void {

@@ -4,7 +4,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openSyncDatabase, type StoredAlias, type StoredChange, type StoredSubscription } from '../../src/schema.ts';
-import type { Subscription, SyncOptions } from '../../src/types.ts';
+import type { SyncOptions } from '../../src/types.ts';
 import { createSyncEngine, type SyncEngine } from '../../worker/index.ts';
 import { startServer } from '../server/server.ts';
 import type { RefServer, ServerOptions } from '../server/types.ts';
@@ -106,19 +106,7 @@ export async function settleEngine(e: SyncEngine, ms = 15_000): Promise<void> {
   }
 }
 
-/** A comparable picture of a local view (live subscriptions). */
-export function localPicture(list: Subscription[]): string[] {
-  return list.map((s) => `${s.guid} ${s.feedUrl} ${s.isSubscribed}`).sort();
-}
-
-/** The same picture of the server's state. */
-export function serverPicture(s: RefServer): string[] {
-  return s
-    .state()
-    .filter((e) => e.deleted === undefined)
-    .map((e) => `${e.guid} ${e.feed_url} ${e.is_subscribed}`)
-    .sort();
-}
+export { picture as localPicture, serverPicture } from '../support/pictures.ts';
 
 /** An HTTP listener on another origin: any request reaching it is a leak (it answers an empty page). */
 export interface OtherOrigin {

@@ -10,7 +10,7 @@
 // Prints `chaos: N seeds, F failures`, and for each failure the seed, what broke and the replay command;
 // exits 1 when anything failed.
 import 'fake-indexeddb/auto';
-import { defaultsForSeed, KNOWN_ENGINE_BUGS, runScenario, ScenarioFailure, type ScenarioOptions, type ScenarioResult } from './scenario.ts';
+import { defaultsForSeed, runScenario, ScenarioFailure, type ScenarioOptions, type ScenarioResult } from './scenario.ts';
 
 interface Args {
   seeds: number[];

@@ -1,7 +1,7 @@
 // The page client and the worker side over a real MessageChannel (the browser suite does it with a real Worker).
 import { MessageChannel } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { createSyncClient, isSyncError, type SyncClient } from '../../src/index.ts';
+import { createSyncClient, isSyncError } from '../../src/index.ts';
 import { exposeSyncEngine } from '../../worker/index.ts';
 import { TOKEN, server, uniqueDb, until } from './helpers.ts';
 

@@ -190,7 +190,8 @@ describe('pull', () => {
   });
 
   it('reports pull progress in status events', async () => {
-    const s = await server({ seed: 45 });
+    // Pages that take a while, as on a real network (status events are coalesced over 25 ms).
+    const s = await server({ seed: 45, latencyMs: 60 });
     const e = engine(s, { pageSize: 10 });
     const seen: { pages: number; entries: number; total?: number }[] = [];
     e.on('status', (st) => st.progress && seen.push(st.progress));

@@ -1,7 +1,7 @@
 // Shared fixtures for the engine's node tests: a reference server per test, engines with unique stores.
 import { afterEach } from 'vitest';
 import { openSyncDatabase } from '../../src/schema.ts';
-import type { Subscription, SyncOptions } from '../../src/types.ts';
+import type { SyncOptions } from '../../src/types.ts';
 import { createSyncEngine, type SyncEngine } from '../../worker/index.ts';
 import { startServer } from '../server/server.ts';
 import type { RefServer, ServerOptions } from '../server/types.ts';
@@ -67,19 +67,7 @@ export async function settle(e: SyncEngine, ms = 8000): Promise<void> {
   await e.sync();
 }
 
-/** A comparable picture of the local view (live subscriptions only). */
-export function picture(list: Subscription[]): string[] {
-  return list.map((s) => `${s.guid} ${s.feedUrl} ${s.isSubscribed}`).sort();
-}
-
-/** The same picture of the server's state. */
-export function serverPicture(s: RefServer): string[] {
-  return s
-    .state()
-    .filter((e) => e.deleted === undefined)
-    .map((e) => `${e.guid} ${e.feed_url} ${e.is_subscribed}`)
-    .sort();
-}
+export { picture, serverPicture } from '../support/pictures.ts';
 
 /** Everything stored in an engine's database, as JSON (to look for what must not be there). */
 export async function dump(dbName: string): Promise<string> {
