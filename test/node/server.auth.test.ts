@@ -1,21 +1,15 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createApi, type ApiCall } from '../server/client.ts';
-import { startServer, type RefServer } from '../server/server.ts';
+import { describe, expect, it } from 'vitest';
+import { createApi } from '../server/client.ts';
+import { serverPerFile } from './server-fixture.ts';
+import { startServer } from '../server/server.ts';
 
 const UNAUTHORIZED = { code: 401, message: 'User not authorized' };
 
-let server: RefServer;
-let api: ApiCall;
-beforeAll(async () => {
-  server = await startServer({ port: 0 });
-  api = createApi(server.url);
-});
-afterAll(() => server.close());
-beforeEach(() => server.reset());
+const ctx = serverPerFile();
 
 describe('auth', () => {
   it('answers 401 with the sample body and JSON type when no token is sent', async () => {
-    const res = await api('GET', '/subscriptions', { token: null });
+    const res = await ctx.api('GET', '/subscriptions', { token: null });
     expect(res.status).toBe(401);
     expect(res.body).toEqual(UNAUTHORIZED);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
@@ -23,13 +17,13 @@ describe('auth', () => {
 
   it('refuses a wrong token, a non-bearer scheme and an empty bearer', async () => {
     for (const headers of [{ Authorization: 'Bearer nope' }, { Authorization: 'Basic ZGVtbzpkZW1v' }, { Authorization: 'Bearer ' }]) {
-      const res = await api('GET', '/subscriptions', { token: null, headers });
+      const res = await ctx.api('GET', '/subscriptions', { token: null, headers });
       expect(res.status, headers.Authorization).toBe(401);
     }
   });
 
   it('checks auth before routing, method and validation', async () => {
-    const entry = server.foreign.add('https://a.example/feed.xml');
+    const entry = ctx.server.foreign.add('https://a.example/feed.xml');
     const cases: Array<[string, string, unknown]> = [
       ['GET', '/nowhere', undefined],
       ['PUT', '/subscriptions', undefined],
@@ -39,15 +33,15 @@ describe('auth', () => {
       ['DELETE', '/subscriptions/unknown', undefined],
     ];
     for (const [method, path, body] of cases) {
-      const res = await api(method, path, { token: 'wrong', body });
+      const res = await ctx.api(method, path, { token: 'wrong', body });
       expect(res.status, `${method} ${path}`).toBe(401);
       expect(res.body).toEqual(UNAUTHORIZED);
     }
-    expect(server.entry(entry.guid)?.is_subscribed).toBe(true);
+    expect(ctx.server.entry(entry.guid)?.is_subscribed).toBe(true);
   });
 
   it('accepts a case-insensitive scheme', async () => {
-    const res = await api('GET', '/subscriptions', { token: null, headers: { Authorization: 'bearer demo-token' } });
+    const res = await ctx.api('GET', '/subscriptions', { token: null, headers: { Authorization: 'bearer demo-token' } });
     expect(res.status).toBe(200);
   });
 
@@ -66,14 +60,14 @@ describe('auth', () => {
 describe('routing errors', () => {
   it('answers unknown /v1 routes with 404 and the sample body', async () => {
     for (const path of ['/nowhere', '/subscriptions/a/b', '/deletions', '/']) {
-      const res = await api('GET', path);
+      const res = await ctx.api('GET', path);
       expect(res.status, path).toBe(404);
       expect(res.body).toEqual({ code: 404, message: 'Resource not found' });
     }
   });
 
   it('answers paths outside /v1 with a JSON 404', async () => {
-    const res = await fetch(`${server.origin}/subscriptions`, { headers: { Authorization: 'Bearer demo-token' } });
+    const res = await fetch(`${ctx.server.origin}/subscriptions`, { headers: { Authorization: 'Bearer demo-token' } });
     expect(res.status).toBe(404);
     expect(await res.json()).toEqual({ code: 404, message: 'Resource not found' });
   });
@@ -86,7 +80,7 @@ describe('routing errors', () => {
       ['DELETE', '/deletions/1', 'GET'],
     ];
     for (const [method, path, allow] of cases) {
-      const res = await api(method, path);
+      const res = await ctx.api(method, path);
       expect(res.status, `${method} ${path}`).toBe(405);
       expect(res.body).toEqual({ code: 405, message: 'Method not allowed' });
       expect(res.headers.get('allow')).toBe(allow);
@@ -94,21 +88,21 @@ describe('routing errors', () => {
   });
 
   it('tolerates one trailing slash on a route', async () => {
-    expect((await api('GET', '/subscriptions/')).status).toBe(200);
+    expect((await ctx.api('GET', '/subscriptions/')).status).toBe(200);
   });
 
   it('sends code as a string when asked, and as a number again after reset', async () => {
-    server.errorCodeAsString(true);
-    expect((await api('GET', '/nowhere')).body).toEqual({ code: '404', message: 'Resource not found' });
-    expect((await api('GET', '/subscriptions', { token: null })).body).toEqual({ code: '401', message: 'User not authorized' });
-    server.reset();
-    expect((await api('GET', '/nowhere')).body).toEqual({ code: 404, message: 'Resource not found' });
+    ctx.server.errorCodeAsString(true);
+    expect((await ctx.api('GET', '/nowhere')).body).toEqual({ code: '404', message: 'Resource not found' });
+    expect((await ctx.api('GET', '/subscriptions', { token: null })).body).toEqual({ code: '401', message: 'User not authorized' });
+    ctx.server.reset();
+    expect((await ctx.api('GET', '/nowhere')).body).toEqual({ code: 404, message: 'Resource not found' });
   });
 });
 
 describe('CORS', () => {
   it('answers a preflight with 204 and no token, echoing the requested headers', async () => {
-    const res = await fetch(`${server.url}/subscriptions/abc`, {
+    const res = await fetch(`${ctx.server.url}/subscriptions/abc`, {
       method: 'OPTIONS',
       headers: {
         Origin: 'http://localhost:5173',
@@ -124,7 +118,7 @@ describe('CORS', () => {
   });
 
   it('puts the CORS headers on ordinary and error answers', async () => {
-    for (const res of [await api('GET', '/subscriptions'), await api('GET', '/subscriptions', { token: null })]) {
+    for (const res of [await ctx.api('GET', '/subscriptions'), await ctx.api('GET', '/subscriptions', { token: null })]) {
       expect(res.headers.get('access-control-allow-origin')).toBe('*');
       expect(res.headers.get('access-control-allow-headers')).toMatch(/Authorization/);
       expect(res.headers.get('access-control-expose-headers')).toBe('Retry-After');
@@ -132,6 +126,6 @@ describe('CORS', () => {
   });
 
   it('forbids caching of answers', async () => {
-    expect((await api('GET', '/subscriptions')).headers.get('cache-control')).toBe('no-store');
+    expect((await ctx.api('GET', '/subscriptions')).headers.get('cache-control')).toBe('no-store');
   });
 });

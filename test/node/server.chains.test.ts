@@ -1,27 +1,20 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createApi, type ApiCall } from '../server/client.ts';
-import { startServer, type RefServer, type WireSubscription, type WireSubscriptionPage } from '../server/server.ts';
+import { describe, expect, it } from 'vitest';
+import { serverPerFile } from './server-fixture.ts';
+import { type WireSubscription, type WireSubscriptionPage } from '../server/server.ts';
 
-let server: RefServer;
-let api: ApiCall;
-beforeAll(async () => {
-  server = await startServer({ port: 0 });
-  api = createApi(server.url);
-});
-afterAll(() => server.close());
-beforeEach(() => server.reset());
+const ctx = serverPerFile();
 
 const list = async (cursor?: string): Promise<WireSubscription[]> => {
   const q = cursor === undefined ? '' : `?since=${encodeURIComponent(cursor)}`;
-  return (await api<WireSubscriptionPage>('GET', `/subscriptions${q}`)).body.subscriptions;
+  return (await ctx.api<WireSubscriptionPage>('GET', `/subscriptions${q}`)).body.subscriptions;
 };
 const before = (iso: string) => new Date(Date.parse(iso) - 1).toISOString();
 
 /** g1 → g2 → g3, with the two change times. */
 function chain() {
-  const made = server.foreign.add('https://chain.example/feed.xml', 'g1');
-  const first = server.foreign.patch('g1', { new_guid: 'g2' }).guid_changed!;
-  const second = server.foreign.patch('g2', { new_guid: 'g3' }).guid_changed!;
+  const made = ctx.server.foreign.add('https://chain.example/feed.xml', 'g1');
+  const first = ctx.server.foreign.patch('g1', { new_guid: 'g2' }).guid_changed!;
+  const second = ctx.server.foreign.patch('g2', { new_guid: 'g3' }).guid_changed!;
   return { made, first, second };
 }
 
@@ -44,7 +37,7 @@ describe('guid chains', () => {
 
   it('reports the newest guid without new_guid once only other fields changed after since', async () => {
     const { second } = chain();
-    const patch = server.foreign.patch('g1', { is_subscribed: false });
+    const patch = ctx.server.foreign.patch('g1', { is_subscribed: false });
     const [entry] = await list(second);
     expect(entry).toEqual({
       feed_url: 'https://chain.example/feed.xml',
@@ -57,47 +50,47 @@ describe('guid chains', () => {
 
   it('follows the chain from an old guid for GET, PATCH and POST', async () => {
     chain();
-    const got = await api<WireSubscription>('GET', '/subscriptions/g1');
+    const got = await ctx.api<WireSubscription>('GET', '/subscriptions/g1');
     expect(got.status).toBe(200);
     expect(got.body).toMatchObject({ guid: 'g1', new_guid: 'g3' });
-    const newest = await api<WireSubscription>('GET', '/subscriptions/g3');
+    const newest = await ctx.api<WireSubscription>('GET', '/subscriptions/g3');
     expect(newest.body.guid).toBe('g3');
     expect(newest.body.new_guid).toBeUndefined();
 
-    const patched = await api('PATCH', '/subscriptions/g2', { body: { is_subscribed: false } });
+    const patched = await ctx.api('PATCH', '/subscriptions/g2', { body: { is_subscribed: false } });
     expect(patched.status).toBe(200);
-    expect(server.entry('g3')?.is_subscribed).toBe(false);
+    expect(ctx.server.entry('g3')?.is_subscribed).toBe(false);
 
-    const posted = await api<{ success: WireSubscription[] }>('POST', '/subscriptions', {
+    const posted = await ctx.api<{ success: WireSubscription[] }>('POST', '/subscriptions', {
       body: { subscriptions: [{ feed_url: 'https://chain.example/feed.xml', guid: 'g1' }] },
     });
     expect(posted.body.success[0]).toMatchObject({ guid: 'g3', is_subscribed: true });
-    expect(server.state()).toHaveLength(1);
-    expect(server.state()[0]).toMatchObject({ guid: 'g3', old_guids: ['g1', 'g2'] });
+    expect(ctx.server.state()).toHaveLength(1);
+    expect(ctx.server.state()[0]).toMatchObject({ guid: 'g3', old_guids: ['g1', 'g2'] });
   });
 
   it('treats a rename to a former guid of the same entry as no change', async () => {
     chain();
-    const res = await api('PATCH', '/subscriptions/g3', { body: { new_guid: 'g1' } });
+    const res = await ctx.api('PATCH', '/subscriptions/g3', { body: { new_guid: 'g1' } });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({});
-    expect(server.entry('g1')?.guid).toBe('g3');
+    expect(ctx.server.entry('g1')?.guid).toBe('g3');
   });
 });
 
 describe('collapse into an existing entry', () => {
   it('points the old entry at the existing one and leaves that one as it was', async () => {
-    const a = server.foreign.add('https://a.example/feed.xml', 'ga');
-    const b = server.foreign.add('https://b.example/feed.xml', 'gb');
-    const res = await api<Record<string, unknown>>('PATCH', '/subscriptions/ga', { body: { new_guid: 'gb' } });
+    const a = ctx.server.foreign.add('https://a.example/feed.xml', 'ga');
+    const b = ctx.server.foreign.add('https://b.example/feed.xml', 'gb');
+    const res = await ctx.api<Record<string, unknown>>('PATCH', '/subscriptions/ga', { body: { new_guid: 'gb' } });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['guid_changed', 'new_guid']);
     expect(res.body.new_guid).toBe('gb');
 
-    const target = server.entry('gb')!;
+    const target = ctx.server.entry('gb')!;
     expect(target).toEqual({ ...b, old_guids: ['ga'] });
-    expect(server.entry('ga')).toEqual(target);
-    expect(server.state().map((s) => s.guid)).toEqual(['gb']);
+    expect(ctx.server.entry('ga')).toEqual(target);
+    expect(ctx.server.state().map((s) => s.guid)).toEqual(['gb']);
 
     const changed = await list(b.subscription_changed);
     expect(changed).toEqual([
@@ -115,32 +108,32 @@ describe('collapse into an existing entry', () => {
   });
 
   it('reports the newest guid of the target when new_guid names an older link of it', async () => {
-    server.foreign.add('https://a.example/feed.xml', 'ga');
-    server.foreign.add('https://b.example/feed.xml', 'gb');
-    server.foreign.patch('gb', { new_guid: 'gb2' });
-    const res = await api<{ new_guid?: string }>('PATCH', '/subscriptions/ga', { body: { new_guid: 'gb' } });
+    ctx.server.foreign.add('https://a.example/feed.xml', 'ga');
+    ctx.server.foreign.add('https://b.example/feed.xml', 'gb');
+    ctx.server.foreign.patch('gb', { new_guid: 'gb2' });
+    const res = await ctx.api<{ new_guid?: string }>('PATCH', '/subscriptions/ga', { body: { new_guid: 'gb' } });
     expect(res.body.new_guid).toBe('gb2');
-    server.foreign.patch('gb2', { new_guid: 'gb3' });
+    ctx.server.foreign.patch('gb2', { new_guid: 'gb3' });
     const [alias] = (await list('2000-01-01T00:00:00.000Z')).filter((s) => s.guid === 'ga');
     expect(alias.new_guid).toBe('gb3');
   });
 
   it('sends requests for the old guid to the existing entry', async () => {
-    server.foreign.add('https://a.example/feed.xml', 'ga');
-    server.foreign.add('https://b.example/feed.xml', 'gb');
-    server.foreign.patch('ga', { new_guid: 'gb' });
-    expect((await api('PATCH', '/subscriptions/ga', { body: { is_subscribed: false } })).status).toBe(200);
-    expect(server.entry('gb')?.is_subscribed).toBe(false);
-    const got = await api<WireSubscription>('GET', '/subscriptions/ga');
+    ctx.server.foreign.add('https://a.example/feed.xml', 'ga');
+    ctx.server.foreign.add('https://b.example/feed.xml', 'gb');
+    ctx.server.foreign.patch('ga', { new_guid: 'gb' });
+    expect((await ctx.api('PATCH', '/subscriptions/ga', { body: { is_subscribed: false } })).status).toBe(200);
+    expect(ctx.server.entry('gb')?.is_subscribed).toBe(false);
+    const got = await ctx.api<WireSubscription>('GET', '/subscriptions/ga');
     expect(got.body).toMatchObject({ guid: 'ga', new_guid: 'gb', feed_url: 'https://b.example/feed.xml' });
   });
 
   it('refuses to collapse into a deleted entry with 405 and changes nothing', async () => {
-    const a = server.foreign.add('https://a.example/feed.xml', 'ga');
-    server.foreign.add('https://b.example/feed.xml', 'gb');
-    server.foreign.remove('gb');
-    const res = await api('PATCH', '/subscriptions/ga', { body: { new_guid: 'gb', is_subscribed: false } });
+    const a = ctx.server.foreign.add('https://a.example/feed.xml', 'ga');
+    ctx.server.foreign.add('https://b.example/feed.xml', 'gb');
+    ctx.server.foreign.remove('gb');
+    const res = await ctx.api('PATCH', '/subscriptions/ga', { body: { new_guid: 'gb', is_subscribed: false } });
     expect(res.status).toBe(405);
-    expect(server.entry('ga')).toEqual(a);
+    expect(ctx.server.entry('ga')).toEqual(a);
   });
 });

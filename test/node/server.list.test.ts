@@ -1,28 +1,22 @@
 import { request } from 'node:http';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createApi, type ApiCall } from '../server/client.ts';
-import { startServer, type RefServer, type WireSubscriptionPage } from '../server/server.ts';
+import { describe, expect, it } from 'vitest';
+import { createApi } from '../server/client.ts';
+import { serverPerFile } from './server-fixture.ts';
+import { startServer, type WireSubscriptionPage } from '../server/server.ts';
 
-let server: RefServer;
-let api: ApiCall;
-beforeAll(async () => {
-  server = await startServer({ port: 0, maxPerPage: 100 });
-  api = createApi(server.url);
-});
-afterAll(() => server.close());
-beforeEach(() => server.reset());
+const ctx = serverPerFile({ maxPerPage: 100 });
 
-const list = (query = '') => api<WireSubscriptionPage>('GET', `/subscriptions${query}`);
+const list = (query = '') => ctx.api<WireSubscriptionPage>('GET', `/subscriptions${query}`);
 const since = (iso: string) => `?since=${encodeURIComponent(iso)}`;
 const shift = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString();
 
 describe('GET /subscriptions without since', () => {
   it('returns every current entry, unsubscribed ones included, deleted ones left out', async () => {
-    const a = server.foreign.add('https://a.example/feed.xml');
-    const b = server.foreign.add('https://b.example/feed.xml');
-    const c = server.foreign.add('https://c.example/feed.xml');
-    server.foreign.patch(b.guid, { is_subscribed: false });
-    server.foreign.remove(c.guid);
+    const a = ctx.server.foreign.add('https://a.example/feed.xml');
+    const b = ctx.server.foreign.add('https://b.example/feed.xml');
+    const c = ctx.server.foreign.add('https://c.example/feed.xml');
+    ctx.server.foreign.patch(b.guid, { is_subscribed: false });
+    ctx.server.foreign.remove(c.guid);
     const res = await list();
     expect(res.status).toBe(200);
     expect(res.body.total).toBe(2);
@@ -33,16 +27,16 @@ describe('GET /subscriptions without since', () => {
   });
 
   it('reports fields only when set: no deleted, no guid fields on a plain entry', async () => {
-    const a = server.foreign.add('https://a.example/feed.xml');
+    const a = ctx.server.foreign.add('https://a.example/feed.xml');
     const [entry] = (await list()).body.subscriptions;
     expect(Object.keys(entry).sort()).toEqual(['feed_url', 'guid', 'is_subscribed', 'subscription_changed']);
     expect(entry).toEqual({ feed_url: a.feed_url, guid: a.guid, is_subscribed: true, subscription_changed: a.subscription_changed });
   });
 
   it('keeps insertion order, even after an upsert touches an older entry', async () => {
-    const seeded = server.seed(5);
-    server.foreign.add(seeded[0].feed_url); // no-op upsert
-    server.foreign.patch(seeded[1].guid, { is_subscribed: !seeded[1].is_subscribed });
+    const seeded = ctx.server.seed(5);
+    ctx.server.foreign.add(seeded[0].feed_url); // no-op upsert
+    ctx.server.foreign.patch(seeded[1].guid, { is_subscribed: !seeded[1].is_subscribed });
     const guids = (await list()).body.subscriptions.map((s) => s.guid);
     expect(guids).toEqual(seeded.map((s) => s.guid));
   });
@@ -50,9 +44,9 @@ describe('GET /subscriptions without since', () => {
 
 describe('GET /subscriptions?since', () => {
   it('is strictly greater: an entry stamped exactly at since is left out, one ms earlier it is in', async () => {
-    server.foreign.add('https://a.example/feed.xml');
-    const b = server.foreign.add('https://b.example/feed.xml');
-    const c = server.foreign.add('https://c.example/feed.xml');
+    ctx.server.foreign.add('https://a.example/feed.xml');
+    const b = ctx.server.foreign.add('https://b.example/feed.xml');
+    const c = ctx.server.foreign.add('https://c.example/feed.xml');
     const t = b.subscription_changed!;
     const at = await list(since(t));
     expect(at.body.subscriptions.map((s) => s.guid)).toEqual([c.guid]);
@@ -62,7 +56,7 @@ describe('GET /subscriptions?since', () => {
   });
 
   it('reads offsets and sub-millisecond digits exactly', async () => {
-    const b = server.foreign.add('https://b.example/feed.xml');
+    const b = ctx.server.foreign.add('https://b.example/feed.xml');
     const t = Date.parse(b.subscription_changed!);
     const offset = new Date(t + 2 * 3600_000).toISOString().replace('Z', '+02:00');
     expect((await list(since(offset))).body.total).toBe(0);
@@ -71,22 +65,22 @@ describe('GET /subscriptions?since', () => {
   });
 
   it('lists tombstones with deleted and unsubscribed entries with their new flag', async () => {
-    const a = server.foreign.add('https://a.example/feed.xml');
-    const b = server.foreign.add('https://b.example/feed.xml');
+    const a = ctx.server.foreign.add('https://a.example/feed.xml');
+    const b = ctx.server.foreign.add('https://b.example/feed.xml');
     const cursor = b.subscription_changed!;
-    server.foreign.patch(a.guid, { is_subscribed: false });
-    const gone = server.foreign.remove(b.guid);
+    ctx.server.foreign.patch(a.guid, { is_subscribed: false });
+    const gone = ctx.server.foreign.remove(b.guid);
     const res = await list(since(cursor));
     expect(res.body.subscriptions).toEqual([
-      { feed_url: a.feed_url, guid: a.guid, is_subscribed: false, subscription_changed: server.entry(a.guid)!.subscription_changed },
+      { feed_url: a.feed_url, guid: a.guid, is_subscribed: false, subscription_changed: ctx.server.entry(a.guid)!.subscription_changed },
       { feed_url: b.feed_url, guid: b.guid, is_subscribed: false, subscription_changed: gone.deleted, deleted: gone.deleted },
     ]);
   });
 
   it('matches on guid_changed alone', async () => {
-    const a = server.foreign.add('https://a.example/feed.xml');
-    const cursor = server.foreign.add('https://b.example/feed.xml').subscription_changed!;
-    const patch = server.foreign.patch(a.guid, { new_guid: 'renamed' });
+    const a = ctx.server.foreign.add('https://a.example/feed.xml');
+    const cursor = ctx.server.foreign.add('https://b.example/feed.xml').subscription_changed!;
+    const patch = ctx.server.foreign.patch(a.guid, { new_guid: 'renamed' });
     const res = await list(since(cursor));
     expect(res.body.subscriptions).toEqual([
       {
@@ -111,20 +105,20 @@ describe('GET /subscriptions?since', () => {
 
 describe('paging', () => {
   it('defaults to page 1 of 50 with an absolute next link and no previous', async () => {
-    server.seed(120);
+    ctx.server.seed(120);
     const res = await list();
     expect(res.body.page).toBe(1);
     expect(res.body.per_page).toBe(50);
     expect(res.body.total).toBe(120);
     expect(res.body.subscriptions).toHaveLength(50);
-    expect(res.body.next).toBe(`${server.url}/subscriptions?page=2&per_page=50`);
+    expect(res.body.next).toBe(`${ctx.server.url}/subscriptions?page=2&per_page=50`);
     expect(res.body.previous).toBeUndefined();
   });
 
   it('walks next links to the end, visiting every entry once in order', async () => {
-    const seeded = server.seed(120);
+    const seeded = ctx.server.seed(120);
     const seen: string[] = [];
-    let url: string | undefined = `${server.url}/subscriptions?per_page=50`;
+    let url: string | undefined = `${ctx.server.url}/subscriptions?per_page=50`;
     const pages: WireSubscriptionPage[] = [];
     while (url) {
       const res = await fetch(url, { headers: { Authorization: 'Bearer demo-token' } });
@@ -134,20 +128,20 @@ describe('paging', () => {
       url = page.next;
     }
     expect(pages.map((p) => p.subscriptions.length)).toEqual([50, 50, 20]);
-    expect(pages[2].previous).toBe(`${server.url}/subscriptions?page=2&per_page=50`);
+    expect(pages[2].previous).toBe(`${ctx.server.url}/subscriptions?page=2&per_page=50`);
     expect(seen).toEqual(seeded.map((s) => s.guid));
   });
 
-  it('caps per_page at the server maximum and says so', async () => {
-    server.seed(150);
+  it('caps per_page at the ctx.server maximum and says so', async () => {
+    ctx.server.seed(150);
     const res = await list('?per_page=1000');
     expect(res.body.per_page).toBe(100);
     expect(res.body.subscriptions).toHaveLength(100);
-    expect(res.body.next).toBe(`${server.url}/subscriptions?page=2&per_page=100`);
+    expect(res.body.next).toBe(`${ctx.server.url}/subscriptions?page=2&per_page=100`);
   });
 
   it('keeps since and per_page in the links', async () => {
-    const first = server.seed(7)[0];
+    const first = ctx.server.seed(7)[0];
     const cursor = shift(first.subscription_changed!, -1);
     const res = await list(`?page=2&per_page=2${since(cursor).replace('?', '&')}`);
     const next = new URL(res.body.next!);
@@ -157,13 +151,13 @@ describe('paging', () => {
   });
 
   it('answers a page past the end with no entries, the total, and a previous link', async () => {
-    server.seed(3);
+    ctx.server.seed(3);
     const res = await list('?page=4&per_page=2');
     expect(res.body).toEqual({
       total: 3,
       page: 4,
       per_page: 2,
-      previous: `${server.url}/subscriptions?page=3&per_page=2`,
+      previous: `${ctx.server.url}/subscriptions?page=3&per_page=2`,
       subscriptions: [],
     });
   });
@@ -204,11 +198,11 @@ describe('link styles', () => {
   });
 
   it('builds absolute links from the Host the client used', async () => {
-    server.seed(3);
+    ctx.server.seed(3);
     const body = await new Promise<string>((resolve, reject) => {
       const req = request(
-        `${server.url}/subscriptions?per_page=1`,
-        { headers: { Host: `localhost:${server.port}`, Authorization: 'Bearer demo-token' } },
+        `${ctx.server.url}/subscriptions?per_page=1`,
+        { headers: { Host: `localhost:${ctx.server.port}`, Authorization: 'Bearer demo-token' } },
         (res) => {
           let text = '';
           res.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -219,6 +213,6 @@ describe('link styles', () => {
       req.end();
     });
     const page = JSON.parse(body) as WireSubscriptionPage;
-    expect(page.next).toBe(`http://localhost:${server.port}/v1/subscriptions?page=2&per_page=1`);
+    expect(page.next).toBe(`http://localhost:${ctx.server.port}/v1/subscriptions?page=2&per_page=1`);
   });
 });

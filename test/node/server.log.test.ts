@@ -1,23 +1,15 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createApi, type ApiCall } from '../server/client.ts';
-import { startServer, type RefServer } from '../server/server.ts';
+import { describe, expect, it } from 'vitest';
+import { serverPerFile } from './server-fixture.ts';
 
-let server: RefServer;
-let api: ApiCall;
-beforeAll(async () => {
-  server = await startServer({ port: 0 });
-  api = createApi(server.url);
-});
-afterAll(() => server.close());
-beforeEach(() => server.reset());
+const ctx = serverPerFile();
 
 describe('request log', () => {
   it('records method, path, query, status and parsed body, oldest first', async () => {
     const before = Date.now();
-    await api('GET', '/subscriptions?page=2&per_page=5');
-    await api('POST', '/subscriptions', { body: { subscriptions: [{ feed_url: 'https://a.example/feed.xml' }] } });
-    await api('PATCH', '/subscriptions/x', { raw: 'not json' });
-    const log = server.log();
+    await ctx.api('GET', '/subscriptions?page=2&per_page=5');
+    await ctx.api('POST', '/subscriptions', { body: { subscriptions: [{ feed_url: 'https://a.example/feed.xml' }] } });
+    await ctx.api('PATCH', '/subscriptions/x', { raw: 'not json' });
+    const log = ctx.server.log();
     expect(log.map((e) => [e.method, e.path, e.status])).toEqual([
       ['GET', '/v1/subscriptions', 200],
       ['POST', '/v1/subscriptions', 200],
@@ -32,36 +24,36 @@ describe('request log', () => {
   });
 
   it('redacts credentials but records whether auth was present and valid', async () => {
-    await api('GET', '/subscriptions');
-    await api('GET', '/subscriptions', { token: 'stolen-token' });
-    await api('GET', '/subscriptions', { token: null, headers: { 'X-Api-Key': 'k-123', 'X-Trace': 't-1' } });
-    const [good, bad, none] = server.log();
+    await ctx.api('GET', '/subscriptions');
+    await ctx.api('GET', '/subscriptions', { token: 'stolen-token' });
+    await ctx.api('GET', '/subscriptions', { token: null, headers: { 'X-Api-Key': 'k-123', 'X-Trace': 't-1' } });
+    const [good, bad, none] = ctx.server.log();
     expect(good).toMatchObject({ authPresent: true, authorized: true, status: 200 });
     expect(good.headers.authorization).toBe('<redacted>');
     expect(bad).toMatchObject({ authPresent: true, authorized: false, status: 401 });
     expect(none).toMatchObject({ authPresent: false, authorized: false, status: 401 });
     expect(none.headers['x-api-key']).toBe('<redacted>');
     expect(none.headers['x-trace']).toBe('t-1');
-    expect(JSON.stringify(server.log())).not.toMatch(/demo-token|stolen-token|k-123/);
+    expect(JSON.stringify(ctx.server.log())).not.toMatch(/demo-token|stolen-token|k-123/);
   });
 
   it('records preflights and faults, but not admin requests', async () => {
-    await fetch(`${server.url}/subscriptions`, { method: 'OPTIONS', headers: { 'Access-Control-Request-Method': 'GET' } });
-    await fetch(`${server.origin}/__admin/state`);
-    server.failNext(1, 503);
-    await api('GET', '/subscriptions');
-    expect(server.log().map((e) => [e.method, e.status, e.fault])).toEqual([
+    await fetch(`${ctx.server.url}/subscriptions`, { method: 'OPTIONS', headers: { 'Access-Control-Request-Method': 'GET' } });
+    await fetch(`${ctx.server.origin}/__admin/state`);
+    ctx.server.failNext(1, 503);
+    await ctx.api('GET', '/subscriptions');
+    expect(ctx.server.log().map((e) => [e.method, e.status, e.fault])).toEqual([
       ['OPTIONS', 204, undefined],
       ['GET', 503, 'fail'],
     ]);
   });
 
   it('clears on clearLog and on reset', async () => {
-    await api('GET', '/subscriptions');
-    server.clearLog();
-    expect(server.log()).toEqual([]);
-    await api('GET', '/subscriptions');
-    server.reset();
-    expect(server.log()).toEqual([]);
+    await ctx.api('GET', '/subscriptions');
+    ctx.server.clearLog();
+    expect(ctx.server.log()).toEqual([]);
+    await ctx.api('GET', '/subscriptions');
+    ctx.server.reset();
+    expect(ctx.server.log()).toEqual([]);
   });
 });
