@@ -47,7 +47,10 @@ describe('offline and online', () => {
       }),
     );
     expect(status.online).toBe(false);
-    expect(await page.evaluate(() => window.opa.events.status.some((s) => s.phase === 'offline' && !s.online))).toBe(true);
+    // Status events are coalesced over a few ms: wait for the one that says offline.
+    await waitFor('a status event saying offline', () =>
+      page.evaluate(() => window.opa.events.status.some((s) => s.phase === 'offline' && !s.online)),
+    );
 
     const before = h.server.log().length;
     await page.evaluate(
