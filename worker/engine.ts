@@ -227,13 +227,23 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
   let nextSync: { promise: Promise<SyncReport>; resolve(r: SyncReport): void; reject(e: unknown): void } | undefined;
   let pushAgain = false;
 
-  function later(ms: number, fn: () => void): void {
-    if (closed) return;
+  function later(ms: number, fn: () => void): ReturnType<typeof setTimeout> | undefined {
+    if (closed) return undefined;
     const timer = setTimeout(() => {
       timers.delete(timer);
       fn();
     }, Math.max(0, ms));
     timers.add(timer);
+    return timer;
+  }
+
+  /** The pull retry after a transient failure; a pull that succeeds meanwhile makes it pointless. */
+  let pullRetry: ReturnType<typeof setTimeout> | undefined;
+  function cancelPullRetry(): void {
+    if (pullRetry === undefined) return;
+    clearTimeout(pullRetry);
+    timers.delete(pullRetry);
+    pullRetry = undefined;
   }
 
   let pushTimerAt: number | undefined;
@@ -336,6 +346,7 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
           });
           report.pulled = result.applied;
           pullFailures = 0;
+          cancelPullRetry();
         } catch (error) {
           pullError = handleRunError(error);
         } finally {
@@ -405,9 +416,11 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
       else if (isTransient(error)) {
         if (error.code === 'network' || error.code === 'timeout') reachable = false;
         pullFailures++;
-        later(backoffDelay({ baseDelay: opts.baseDelay, maxDelay: opts.maxDelay }, pullFailures - 1, error.retryAfter), () =>
-          background('sync'),
-        );
+        cancelPullRetry();
+        pullRetry = later(backoffDelay({ baseDelay: opts.baseDelay, maxDelay: opts.maxDelay }, pullFailures - 1, error.retryAfter), () => {
+          pullRetry = undefined;
+          background('sync');
+        });
       }
     }
     emitStatus();

@@ -121,7 +121,13 @@ describe('sync through the module worker', () => {
       isSubscribed: false,
       pending: false,
     });
-    const status = await page.evaluate(() => window.opa.client.status());
+    // A background pull (a retry scheduled during the outage) may still be running: wait for idle.
+    const status = await waitFor('an idle status', () =>
+      page.evaluate(async () => {
+        const s = await window.opa.client.status();
+        return s.phase === 'idle' ? s : undefined;
+      }),
+    );
     expect(status).toMatchObject({ phase: 'idle', online: true, pending: 0, failed: 0 });
     expect(pageErrors(page)).toEqual([]);
     await context.close();
