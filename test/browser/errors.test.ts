@@ -1,18 +1,8 @@
 // Errors cross the comlink boundary as SyncErrors with code and status; close() terminates the worker.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { clientOptions, openPage, pageErrors, sleep, startHarness, uniqueDbName, waitFor, type Harness } from './support/harness.ts';
+import { describe, expect, it } from 'vitest';
+import { clientOptions, openPage, pageErrors, sleep, harnessPerFile, uniqueDbName, waitFor } from './support/harness.ts';
 
-let h: Harness;
-
-beforeAll(async () => {
-  h = await startHarness({ seed: 4 });
-});
-beforeEach(() => {
-  h.server.reset();
-});
-afterAll(async () => {
-  await h?.close();
-});
+const h = harnessPerFile({ seed: 4 });
 
 /** What the page sees of a rejected call (evaluated in the page). */
 interface Seen {

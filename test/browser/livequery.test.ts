@@ -1,19 +1,9 @@
 // The page opens the same database with the package's openSyncDatabase and watches it with Dexie's
 // liveQuery: writes the worker makes (local edits, acknowledgements, pulls) reach the page's observers.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { clientOptions, openPage, pageErrors, startHarness, uniqueDbName, waitFor, type Harness } from './support/harness.ts';
+import { describe, expect, it } from 'vitest';
+import { clientOptions, openPage, pageErrors, harnessPerFile, uniqueDbName, waitFor } from './support/harness.ts';
 
-let h: Harness;
-
-beforeAll(async () => {
-  h = await startHarness({ seed: 5 });
-});
-beforeEach(() => {
-  h.server.reset();
-});
-afterAll(async () => {
-  await h?.close();
-});
+const h = harnessPerFile({ seed: 5 });
 
 interface Row {
   guid: string;

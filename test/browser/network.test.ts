@@ -1,6 +1,6 @@
 // The page's connectivity and visibility reach the worker: offline queues, online pushes; a hidden tab keeps
 // pushing and a tab becoming visible pulls.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   clientOptions,
   openPage,
@@ -8,24 +8,12 @@ import {
   requestsFor,
   served,
   sleep,
-  startHarness,
+  harnessPerFile,
   uniqueDbName,
   waitFor,
-  type Harness,
 } from './support/harness.ts';
 
-let h: Harness;
-
-beforeAll(async () => {
-  h = await startHarness({ seed: 6 });
-});
-beforeEach(() => {
-  // Fresh seed, empty log, no faults: each test reads only its own requests.
-  h.server.reset();
-});
-afterAll(async () => {
-  await h?.close();
-});
+const h = harnessPerFile({ seed: 6 });
 
 describe('offline and online', () => {
   it('queues changes while the browser is offline and pushes them when it is back', async () => {

@@ -1,6 +1,6 @@
 // The real client in Chromium: first sync over comlink, then a change made while the server is
 // unreachable survives a reload in IndexedDB and reaches the server exactly once when it is back.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   clientOptions,
   openPage,
@@ -8,25 +8,13 @@ import {
   ready,
   requestsFor,
   served,
-  startHarness,
+  harnessPerFile,
   uniqueDbName,
   waitFor,
-  type Harness,
 } from './support/harness.ts';
 
 const SEED = 12;
-let h: Harness;
-
-beforeAll(async () => {
-  h = await startHarness({ seed: SEED });
-});
-beforeEach(() => {
-  // Fresh seed, empty log, no faults: each test reads only its own requests.
-  h.server.reset();
-});
-afterAll(async () => {
-  await h?.close();
-});
+const h = harnessPerFile({ seed: SEED });
 
 describe('sync through the module worker', () => {
   it('pulls every subscription on the first sync and reports it in status', async () => {

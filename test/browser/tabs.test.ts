@@ -1,7 +1,7 @@
 // Several tabs of one browser profile on one database: one leader (Web Lock) talks to the server, every tab
 // may enqueue and sees every change, and closing the leader's tab hands the job to another.
 import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   clientOptions,
   openPage,
@@ -9,24 +9,12 @@ import {
   requestsFor,
   served,
   sleep,
-  startHarness,
+  harnessPerFile,
   uniqueDbName,
   waitFor,
-  type Harness,
 } from './support/harness.ts';
 
-let h: Harness;
-
-beforeAll(async () => {
-  h = await startHarness({ seed: 8 });
-});
-beforeEach(() => {
-  // Fresh seed, empty log, no faults: each test reads only its own requests.
-  h.server.reset();
-});
-afterAll(async () => {
-  await h?.close();
-});
+const h = harnessPerFile({ seed: 8 });
 
 /** Which of `pages` say they lead, once exactly one does. */
 async function soleLeader(pages: Page[]): Promise<Page> {

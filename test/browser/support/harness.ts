@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page, Worker } from 'playwright-core';
 import { createServer, type ViteDevServer } from 'vite';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { startServer } from '../../server/server.ts';
 import type { RefServer, RequestLogEntry, ServerOptions } from '../../server/types.ts';
 import { launchChromium } from '../../support/chromium.ts';
@@ -47,6 +48,23 @@ export interface Harness {
  * Start Chromium (throws with the install hint when it is missing: the suite must fail, not skip), the page
  * server and a reference server.
  */
+/**
+ * One harness for a test file (closed after it), with the reference server reset before each test: a fresh
+ * seed, an empty log, no faults, so each test reads only its own requests.
+ */
+export function harnessPerFile(serverOptions: ServerOptions = {}): Harness {
+  let inner: Harness | undefined;
+  beforeAll(async () => {
+    inner = await startHarness(serverOptions);
+  });
+  beforeEach(() => inner!.server.reset());
+  afterAll(async () => {
+    await inner?.close();
+  });
+  // Read through to the harness the hooks start (it exists only once the file's tests run).
+  return new Proxy({} as Harness, { get: (_, key) => Reflect.get(inner!, key) });
+}
+
 export async function startHarness(serverOptions: ServerOptions = {}): Promise<Harness> {
   const browser = await launchChromium();
   let pages: Awaited<ReturnType<typeof startPages>> | undefined;
