@@ -17,6 +17,7 @@ import type {
   SyncStatus,
 } from '../src/types.ts';
 import { backoffDelay } from './backoff.ts';
+import { errorInfo } from './error-info.ts';
 import { openChannel, type ChannelMessage } from './channel.ts';
 import { createHttp } from './http.ts';
 import { acquireLeadership } from './leader.ts';
@@ -41,13 +42,6 @@ const PULL_OVERLAP = 2000;
 const MAX_DRAINS = 3;
 /** ms over which status events are coalesced. */
 const STATUS_THROTTLE = 25;
-
-function info(error: unknown): ErrorInfo {
-  if (isSyncError(error)) {
-    return error.status === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, status: error.status };
-  }
-  return { code: 'bad-response', message: error instanceof Error ? error.message : String(error) };
-}
 
 /** Create the sync engine; it runs wherever IndexedDB and fetch exist. */
 export function createSyncEngine(options: SyncOptions): SyncEngine {
@@ -200,7 +194,7 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
         if (leadership.isLeader) {
           sync().then(
             (report) => channel.post({ type: 'sync-result', id: message.id, report }),
-            (error) => channel.post({ type: 'sync-result', id: message.id, error: info(error) }),
+            (error) => channel.post({ type: 'sync-result', id: message.id, error: errorInfo(error) }),
           );
         }
         break;
@@ -375,8 +369,8 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
           onChange: emitChange,
           onError: (error) => {
             pushErrors++;
-            lastError = info(error);
-            if (error.code === 'network' || error.code === 'timeout') reachable = false;
+            lastError = errorInfo(error);
+            noteUnreachable(error);
           },
         });
         report.pushed = result.pushed;
@@ -401,20 +395,25 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
     return report;
   }
 
+  /** A request that got no answer is the only sign of connectivity a worker can trust. */
+  function noteUnreachable(error: SyncError): void {
+    if (error.code === 'network' || error.code === 'timeout') reachable = false;
+  }
+
   function pause(error: SyncError): void {
     authPaused = true;
-    lastError = info(error);
+    lastError = errorInfo(error);
     setPhase('auth-required');
   }
 
   /** Record a failed run; schedule a retry for transient trouble. Returns the error to throw. */
   function handleRunError(error: unknown): unknown {
     if (isClosedError(error) || closed) return new SyncError('closed', 'the engine or its database was closed', { cause: error });
-    lastError = info(error);
+    lastError = errorInfo(error);
     if (isSyncError(error)) {
       if (error.code === 'unauthorized') pause(error);
       else if (isTransient(error)) {
-        if (error.code === 'network' || error.code === 'timeout') reachable = false;
+        noteUnreachable(error);
         pullFailures++;
         cancelPullRetry();
         pullRetry = later(backoffDelay({ baseDelay: opts.baseDelay, maxDelay: opts.maxDelay }, pullFailures - 1, error.retryAfter), () => {

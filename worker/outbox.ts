@@ -1,8 +1,8 @@
 // Push: send queued changes, one at a time per subscription, several subscriptions at once.
 import { SyncError, isSyncError, isTransient } from '../src/errors.ts';
 import type { StoredChange } from '../src/schema.ts';
-import type { ErrorInfo } from '../src/types.ts';
 import { backoffDelay, type Backoff } from './backoff.ts';
+import { errorInfo } from './error-info.ts';
 import type { Http } from './http.ts';
 import type { Store } from './store.ts';
 import {
@@ -43,10 +43,6 @@ export interface PushResult {
   failed: number;
   /** Device time of the earliest change waiting for a retry, if any. */
   wakeAt?: number;
-}
-
-function info(error: SyncError): ErrorInfo {
-  return error.status === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, status: error.status };
 }
 
 /** The first live change of each subscription (order per subscription is kept by sending only heads). */
@@ -119,14 +115,14 @@ async function settle(ctx: PushContext, change: StoredChange, error: SyncError):
     // done), so keep the change and send it again; a pull meanwhile reconciles what the server has.
     ctx.onNeedsPull();
     ctx.onError(error);
-    await ctx.store.later(change, Date.now() + backoffDelay(ctx.backoff, change.attempts), info(error));
+    await ctx.store.later(change, Date.now() + backoffDelay(ctx.backoff, change.attempts), errorInfo(error));
     return 'later';
   }
   if (isTransient(error)) {
     ctx.onError(error);
     const now = Date.now();
     const notBefore = now + backoffDelay(ctx.backoff, change.attempts, error.retryAfter);
-    await ctx.store.later(change, notBefore, info(error), error.retryAfter === undefined ? undefined : now + error.retryAfter);
+    await ctx.store.later(change, notBefore, errorInfo(error), error.retryAfter === undefined ? undefined : now + error.retryAfter);
     return 'later';
   }
   if (change.kind === 'remove' && (error.code === 'not-found' || error.code === 'gone') && change.state === 'queued') {
@@ -140,7 +136,7 @@ async function settle(ctx: PushContext, change: StoredChange, error: SyncError):
     await ctx.store.patchChange(change, { state: 'queued', deletionId: undefined, notBefore: 0 });
     return 'later';
   }
-  const edit = await ctx.store.fail(change, info(error));
+  const edit = await ctx.store.fail(change, errorInfo(error));
   ctx.onChange(edit.changed);
   return 'failed';
 }

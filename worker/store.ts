@@ -187,11 +187,6 @@ export function createStore(db: SyncDatabase) {
       return row && visible(row) ? toSubscription(row) : undefined;
     },
 
-    /** Views of some keys (after an edit). */
-    async views(keys: string[]): Promise<Subscription[]> {
-      const rows = await readOnly(() => db.subscriptions.bulkGet(keys));
-      return rows.filter((r): r is StoredSubscription => r !== undefined && visible(r)).map(toSubscription);
-    },
 
     /** Queue an add; re-subscribes an existing row with that guid or feed URL. */
     async add(feedUrl: string, guid: string | undefined, now: number, inFlight: ReadonlySet<number>) {

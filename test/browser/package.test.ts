@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { createServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../server/server.ts';
@@ -39,6 +39,19 @@ function run(command: string, args: string[], cwd: string): Promise<string> {
       else reject(new Error(`${command} ${args.join(' ')} (in ${cwd}) exited with ${code}\n${out}\n${err}`));
     });
   });
+}
+
+/** Open the consumer app against the reference server and check it shows the seeded count, with no error. */
+async function expectSeedCount(page: Page, origin: string, server: RefServer): Promise<void> {
+  const query = new URLSearchParams({ server: server.url, token: 'demo-token' });
+  await page.goto(`${origin}/index.html?${query}`);
+  await page.waitForFunction(
+    () => document.getElementById('count')?.textContent !== '…' || document.getElementById('error')?.textContent,
+    undefined,
+    { timeout: 30_000 },
+  );
+  expect(await page.textContent('#error')).toBe('');
+  expect(await page.textContent('#count')).toBe(String(SEED));
 }
 
 let work: string;
@@ -170,15 +183,7 @@ describe('a Vite app built against the tarball', () => {
     const page = await context.newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    const query = new URLSearchParams({ server: server.url, token: 'demo-token' });
-    await page.goto(`${site.origin}/index.html?${query}`);
-    await page.waitForFunction(
-      () => document.getElementById('count')?.textContent !== '…' || document.getElementById('error')?.textContent,
-      undefined,
-      { timeout: 30_000 },
-    );
-    expect(await page.textContent('#error')).toBe('');
-    expect(await page.textContent('#count')).toBe(String(SEED));
+    await expectSeedCount(page, site.origin, server);
     expect(server.state()).toHaveLength(SEED);
     // The worker came from the app's own build output, next to the code that spawned it.
     const workers = page.workers().map((w) => w.url());
@@ -207,15 +212,7 @@ describe('a Vite app built against the tarball', () => {
       const page = await context.newPage();
       const failures: string[] = [];
       page.on('response', (r) => void (r.status() >= 400 && failures.push(`${r.status()} ${r.url()}`)));
-      const query = new URLSearchParams({ server: server.url, token: 'demo-token' });
-      await page.goto(`${origin}/index.html?${query}`);
-      await page.waitForFunction(
-        () => document.getElementById('count')?.textContent !== '…' || document.getElementById('error')?.textContent,
-        undefined,
-        { timeout: 30_000 },
-      );
-      expect(await page.textContent('#error')).toBe('');
-      expect(await page.textContent('#count')).toBe(String(SEED));
+      await expectSeedCount(page, origin, server);
       expect(page.workers().map((w) => w.url())).toEqual([expect.stringMatching(/\/node_modules\/opa-sync\/dist\/assets\/opa-sync-worker-[^/]+\.js$/)]);
       expect(failures).toEqual([]);
       await context.close();
