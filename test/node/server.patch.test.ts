@@ -20,14 +20,16 @@ beforeEach(() => {
 const patch = (body: unknown, guid = 'guid-1') => api<WirePatchResult>('PATCH', `/subscriptions/${guid}`, { body });
 
 describe('PATCH /subscriptions/{guid} answers with only what changed', () => {
-  it('new_feed_url alone: the address, the flag and subscription_changed', async () => {
+  // subscription_changed is "the time the subscription flag or feed address changed" (interface.md),
+  // so a new address reports it; the flag did not change and stays out of the answer.
+  it('new_feed_url alone: the address and subscription_changed, not the unchanged flag', async () => {
     const res = await patch({ new_feed_url: 'https://new.example/feed.xml' });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       new_feed_url: 'https://new.example/feed.xml',
-      is_subscribed: true,
       subscription_changed: server.entry('guid-1')!.subscription_changed,
     });
+    expect(res.body).not.toHaveProperty('is_subscribed');
     expect(res.body.subscription_changed! > entry.subscription_changed!).toBe(true);
     expect(server.entry('guid-1')?.feed_url).toBe('https://new.example/feed.xml');
   });
@@ -60,6 +62,43 @@ describe('PATCH /subscriptions/{guid} answers with only what changed', () => {
   it('reports only the field that really changed when another one is a no-op', async () => {
     const res = await patch({ new_feed_url: entry.feed_url, is_subscribed: false });
     expect(res.body).toEqual({ is_subscribed: false, subscription_changed: expect.any(String) });
+  });
+
+  it('a new address with the flag it already has reports the address, not the flag', async () => {
+    const res = await patch({ new_feed_url: 'https://new.example/feed.xml', is_subscribed: true });
+    expect(res.body).toEqual({ new_feed_url: 'https://new.example/feed.xml', subscription_changed: expect.any(String) });
+  });
+
+  it('the flag and the address both changed: both reported with one subscription_changed', async () => {
+    const res = await patch({ new_feed_url: 'https://new.example/feed.xml', is_subscribed: false });
+    expect(res.body).toEqual({
+      new_feed_url: 'https://new.example/feed.xml',
+      is_subscribed: false,
+      subscription_changed: server.entry('guid-1')!.subscription_changed,
+    });
+  });
+
+  it('a rename plus a no-op flag reports the rename only, subscription_changed untouched', async () => {
+    const res = await patch({ new_guid: 'guid-2', is_subscribed: true });
+    expect(res.body).toEqual({ new_guid: 'guid-2', guid_changed: server.entry('guid-2')!.guid_changed });
+    expect(server.entry('guid-2')?.subscription_changed).toBe(entry.subscription_changed);
+  });
+
+  it('renaming to a guid that already resolves here (an old guid of this entry) is no change: {}', async () => {
+    await patch({ new_guid: 'guid-2' });
+    const before = server.entry('guid-2');
+    const res = await patch({ new_guid: 'guid-1' }, 'guid-2');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({});
+    expect(server.entry('guid-2')).toEqual(before);
+  });
+
+  it('the other-device handle answers the same partial body as HTTP', () => {
+    expect(server.foreign.patch('guid-1', { new_feed_url: 'https://other.example/feed.xml' })).toEqual({
+      new_feed_url: 'https://other.example/feed.xml',
+      subscription_changed: server.entry('guid-1')!.subscription_changed,
+    });
+    expect(server.foreign.patch('guid-1', { is_subscribed: true })).toEqual({});
   });
 
   it('ignores unknown fields next to known ones', async () => {

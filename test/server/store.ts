@@ -114,10 +114,15 @@ export function createStore(clock: Clock, random: Random): Store {
         indexFeed(e);
         out.new_feed_url = e.feedUrl;
       }
-      if (flagChanged) e.isSubscribed = change.is_subscribed!;
+      if (flagChanged) {
+        e.isSubscribed = change.is_subscribed!;
+        out.is_subscribed = e.isSubscribed;
+      }
+      // subscription_changed is "the time the subscription flag or feed address changed" (the
+      // interface's field table), so a new address moves it and the answer reports it; the unchanged
+      // flag is left out ("each field appears only if that attribute changed").
       if (feedChanged || flagChanged) {
         e.subscriptionChanged = at;
-        out.is_subscribed = e.isSubscribed;
         out.subscription_changed = iso(at);
       }
       if (guidChanged) {
