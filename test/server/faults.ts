@@ -17,13 +17,13 @@ export interface Faults {
   clear(): void;
 }
 
-/** Whether a rule's match selects a request (`path` is the full path, starting with `/v1`). */
-export function matches(match: FaultMatch | undefined, method: string, path: string): boolean {
+/** Whether a rule's match selects a request; a `path` rule also matches the part of `path` after `prefix`. */
+export function matches(match: FaultMatch | undefined, method: string, path: string, prefix = '/v1'): boolean {
   // Preflights stay out of reach unless a rule names OPTIONS: a failed preflight is not what callers mean.
   if (method === 'OPTIONS' && match?.method?.toUpperCase() !== 'OPTIONS') return false;
   if (!match) return true;
   if (match.method && match.method.toUpperCase() !== method) return false;
-  const rel = path.slice('/v1'.length) || '/';
+  const rel = path.startsWith(prefix) ? path.slice(prefix.length) || '/' : path;
   if (typeof match.path === 'string') return match.path === path || match.path === rel;
   if (match.path instanceof RegExp) {
     match.path.lastIndex = 0; // a /g or /y pattern keeps state between tests
@@ -32,15 +32,15 @@ export function matches(match: FaultMatch | undefined, method: string, path: str
   return true;
 }
 
-/** Create an empty fault queue; rules apply in the order they were added. */
-export function createFaults(): Faults {
+/** Create an empty fault queue; rules apply in the order they were added; paths below `prefix` match too. */
+export function createFaults(prefix = '/v1'): Faults {
   let rules: FaultRule[] = [];
   return {
     add(rule) {
       if (rule.remaining > 0) rules.push({ ...rule });
     },
     take(method, path) {
-      const rule = rules.find((r) => matches(r.match, method, path));
+      const rule = rules.find((r) => matches(r.match, method, path, prefix));
       if (!rule) return undefined;
       rule.remaining--;
       if (rule.remaining <= 0) rules = rules.filter((r) => r !== rule);

@@ -9,6 +9,10 @@ export interface Reply {
   /** Error message: the body becomes `{code, message}`. */
   error?: string;
   headers?: Record<string, string>;
+  /** Exact body text, sent as it is (wins over `body` and `error`). */
+  text?: string;
+  /** Content-Type of `text`. */
+  contentType?: string;
 }
 
 /** The error messages of the published samples. */
@@ -47,6 +51,7 @@ export function corsHeaders(req: IncomingMessage): Record<string, string> {
 
 /** Serialise a reply: JSON body, or `{code, message}` with `code` a number or a string. */
 export function replyText(reply: Reply, codeAsString: boolean): string | undefined {
+  if (reply.text !== undefined) return reply.text;
   if (reply.error !== undefined) {
     const body: WireError = { code: codeAsString ? String(reply.status) : reply.status, message: reply.error };
     return JSON.stringify(body);
@@ -54,7 +59,7 @@ export function replyText(reply: Reply, codeAsString: boolean): string | undefin
   return reply.body === undefined ? undefined : JSON.stringify(reply.body);
 }
 
-/** Write a whole answer with CORS, no-store caching and a Content-Length. */
+/** Write a whole answer with CORS (unless `cors` is false), no-store caching and a Content-Length. */
 export function send(
   req: IncomingMessage,
   res: ServerResponse,
@@ -62,8 +67,9 @@ export function send(
   text: string | undefined,
   headers: Record<string, string> = {},
   contentType = 'application/json; charset=utf-8',
+  cors = true,
 ): void {
-  const all: Record<string, string | number> = { ...corsHeaders(req), 'Cache-Control': 'no-store', ...headers };
+  const all: Record<string, string | number> = { ...(cors ? corsHeaders(req) : {}), 'Cache-Control': 'no-store', ...headers };
   if (text !== undefined) {
     all['Content-Type'] = contentType;
     all['Content-Length'] = Buffer.byteLength(text);
