@@ -12,6 +12,7 @@ export type SyncErrorCode =
   | 'offline'
   | 'quota'
   | 'account-mismatch'
+  | 'unsupported'
   | 'closed';
 
 /** Extra data an error may carry. */

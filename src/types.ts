@@ -28,6 +28,20 @@ export interface SyncOptions {
   retry?: RetryOptions;
   /** The fetch to use (tests, custom transports). Engine only: a function cannot cross to the worker. @default globalThis.fetch */
   fetch?: typeof fetch;
+  /** Where the engine reads the time, sets its timers and draws randomness (simulations, tests). Engine only. @default the system clock */
+  clock?: Clock;
+}
+
+/** The engine's source of time and chance: inject one to run the engine in simulated time. */
+export interface Clock {
+  /** Milliseconds since the epoch (device time: scheduling only, never a sync cursor). */
+  now(): number;
+  /** Call `callback` after `ms` milliseconds; returns a handle for `clearTimeout`. */
+  setTimeout(callback: () => void, ms: number): unknown;
+  /** Cancel a timer set by `setTimeout`. */
+  clearTimeout(handle: unknown): void;
+  /** A number in [0, 1): backoff jitter and local placeholder guids. */
+  random(): number;
 }
 
 /** Backoff tuning for retried requests and deletion polling. */
@@ -41,7 +55,7 @@ export interface RetryOptions {
 }
 
 /** Options for `createSyncClient`: the engine's options plus the worker to use. */
-export interface ClientOptions extends Omit<SyncOptions, 'fetch'> {
+export interface ClientOptions extends Omit<SyncOptions, 'fetch' | 'clock'> {
   /** A module worker that calls `exposeSyncEngine()` from `opa-sync/worker`; by default the package's own. */
   worker?: Worker;
 }

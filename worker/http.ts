@@ -1,11 +1,13 @@
 import { SyncError, type SyncErrorCode } from '../src/errors.ts';
-import type { Auth } from '../src/types.ts';
-import { parseError } from './wire.ts';
+import type { Auth, Clock } from '../src/types.ts';
+import { timeoutSignal } from './clock.ts';
 
 /** What the HTTP layer needs from the engine. */
 export interface HttpOptions {
   baseUrl: string;
   fetch: typeof fetch;
+  /** Where the timeout is measured. */
+  clock: Clock;
   /** ms before a request is abandoned. */
   timeout: number;
   auth(): Auth | undefined;
@@ -31,6 +33,21 @@ export interface Http {
   sameOrigin(url: URL): boolean;
   /** Send a request; resolves for 2xx, throws a `SyncError` for anything else. */
   request(method: string, url: URL, body?: unknown): Promise<HttpResponse>;
+}
+
+/** An error body: `{ code, message }`; `code` is declared a string but servers send numbers. */
+interface ErrorBody {
+  code: string | number;
+  message: string;
+}
+
+/** Read an error body if it is one; anything else (HTML, nothing) gives undefined. */
+export function parseError(value: unknown): ErrorBody | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const o = value as Record<string, unknown>;
+  if (typeof o.message !== 'string') return undefined;
+  if (typeof o.code !== 'string' && typeof o.code !== 'number') return undefined;
+  return { code: o.code, message: o.message };
 }
 
 /** Map an HTTP status to an error code. */
@@ -97,8 +114,8 @@ export function createHttp(options: HttpOptions): Http {
     const auth = authHeader(options.auth());
     if (auth) headers.set(auth[0], auth[1]);
     if (body !== undefined) headers.set('Content-Type', 'application/json');
-    const timeout = AbortSignal.timeout(options.timeout);
-    const signal = AbortSignal.any([options.signal, timeout]);
+    const timeout = timeoutSignal(options.clock, options.timeout);
+    const signal = AbortSignal.any([options.signal, timeout.signal]);
     options.onRequest?.();
     let response: Response;
     let text: string;
@@ -115,8 +132,10 @@ export function createHttp(options: HttpOptions): Http {
       text = await response.text();
     } catch (cause) {
       if (options.signal.aborted) throw new SyncError('closed', `${label}: the engine is closed`, { cause });
-      if (timeout.aborted) throw new SyncError('timeout', `${label}: no answer within ${options.timeout} ms`, { cause });
+      if (timeout.signal.aborted) throw new SyncError('timeout', `${label}: no answer within ${options.timeout} ms`, { cause });
       throw new SyncError('network', `${label}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    } finally {
+      timeout.clear();
     }
     options.onResponse?.();
     let parsed: unknown;
@@ -136,7 +155,7 @@ export function createHttp(options: HttpOptions): Http {
     const message = error?.message ?? (response.statusText || 'request failed');
     throw new SyncError(codeForStatus(response.status), `${label}: ${response.status} ${message}`, {
       status: response.status,
-      retryAfter: parseRetryAfter(response.headers.get('Retry-After')),
+      retryAfter: parseRetryAfter(response.headers.get('Retry-After'), options.clock.now()),
     });
   }
 

@@ -1,6 +1,7 @@
 import { SyncError } from '../src/errors.ts';
 import { defaultDbName, normaliseBaseUrl } from '../src/schema.ts';
-import type { Auth, SyncOptions } from '../src/types.ts';
+import type { Auth, Clock, SyncOptions } from '../src/types.ts';
+import { systemClock } from './clock.ts';
 
 /** Options with every default filled in. */
 export interface ResolvedOptions {
@@ -17,6 +18,7 @@ export interface ResolvedOptions {
   maxDelay: number;
   concurrency: number;
   fetch: typeof fetch;
+  clock: Clock;
 }
 
 function positive(name: string, value: number | undefined, fallback: number, min = 0): number {
@@ -64,6 +66,7 @@ export function resolveOptions(options: SyncOptions): ResolvedOptions {
     maxDelay: positive('retry.maxDelay', options.retry?.maxDelay, 300_000, 1),
     concurrency: Math.floor(positive('retry.concurrency', options.retry?.concurrency, 8, 1)),
     fetch: fetchImpl,
+    clock: options.clock ?? systemClock,
   };
   if (options.auth !== undefined) resolved.auth = checkAuth(options.auth);
   if (options.account !== undefined) resolved.account = String(options.account);

@@ -4,7 +4,7 @@ import { defaultDbName } from '../../src/schema.ts';
 import { backoffDelay } from '../../worker/backoff.ts';
 import { codeForStatus, parseRetryAfter } from '../../worker/http.ts';
 import { formatTimestamp, parseTimestamp } from '../../worker/time.ts';
-import { mergeBase } from '../../worker/view.ts';
+import { mergeBase } from '../../worker/store/view.ts';
 
 describe('small pieces', () => {
   it('reads timestamps strictly, and naive ones as UTC (never local time)', () => {

@@ -1,6 +1,6 @@
 // Wire types of the Open Podcast API (snake_case) and their validation. Nothing here touches the store.
-import { SyncError } from '../src/errors.ts';
-import { parseTimestamp } from './time.ts';
+import { SyncError } from '../../src/errors.ts';
+import { parseTimestamp } from '../time.ts';
 
 /** A subscription entry as `GET /subscriptions` lists it. */
 export interface WireSubscription {
@@ -63,11 +63,6 @@ export interface WireDeletion {
   message?: string;
 }
 
-/** The error body; `code` is declared a string but servers send numbers. */
-export interface WireError {
-  code: string | number;
-  message: string;
-}
 
 type Obj = Record<string, unknown>;
 
@@ -110,16 +105,6 @@ function int(o: Obj, key: string, what: string): number {
   const v = o[key];
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw bad(what, `${key} is not a whole number`);
   return v;
-}
-
-/** A feed address the library accepts: an absolute http(s) URL. */
-export function isFeedUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:';
-  } catch {
-    return false;
-  }
 }
 
 /** Validate one listed subscription entry. */
@@ -227,13 +212,4 @@ export function parseDeletion(value: unknown): WireDeletion {
   const message = str(o, 'message', what, false);
   if (message !== undefined) deletion.message = message;
   return deletion;
-}
-
-/** Read an error body if it is one; anything else (HTML, nothing) gives undefined. */
-export function parseError(value: unknown): WireError | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const o = value as Obj;
-  if (typeof o.message !== 'string') return undefined;
-  if (typeof o.code !== 'string' && typeof o.code !== 'number') return undefined;
-  return { code: o.code, message: o.message };
 }

@@ -1,7 +1,7 @@
 // Pure functions from a row's server base and its queued changes to what the app sees.
-import type { ServerBase, StoredChange, StoredSubscription } from '../src/schema.ts';
-import type { Subscription } from '../src/types.ts';
-import { formatTimestamp } from './time.ts';
+import type { ServerBase, StoredChange, StoredSubscription } from '../../src/schema.ts';
+import type { Subscription } from '../../src/types.ts';
+import { formatTimestamp } from '../time.ts';
 
 /** The local view's fields: the base with every live (not failed) queued change folded in, in order. */
 export function fold(

@@ -2,7 +2,7 @@
 // read in a few bulk requests (`preload`), edited synchronously in memory (so a page of entries that touch
 // each other stays consistent), then written in bulk (`flush`). Staying synchronous between requests also
 // keeps the IndexedDB transaction alive: a long chain of awaits can let it commit early.
-import type { ServerBase, StoredChange, StoredSubscription, SyncDatabase } from '../src/schema.ts';
+import type { ServerBase, StoredChange, StoredSubscription, SyncDatabase } from '../../src/schema.ts';
 import { fold, keyFor, liveCount, mergeBase, sameRow } from './view.ts';
 
 const MAX_HOPS = 64;

@@ -1,0 +1,144 @@
+// The public methods: check the arguments, wait for the store's binding, delegate. No sync logic lives here.
+import { SyncError } from '../../src/errors.ts';
+import type { Auth, SubscriptionChange, SubscriptionFilter, SyncReport } from '../../src/types.ts';
+import { checkAuth } from '../options.ts';
+import type { SyncEngine } from '../engine.ts';
+import { whenBound } from './binding.ts';
+import type { EngineContext } from './context.ts';
+import { emit, emitChange } from './events.ts';
+import { checkChange, checkDeletionId, checkFeedUrl, checkGuid } from './input.ts';
+import { background, cancelAll, requestSync, schedulePush } from './schedule.ts';
+import { idlePhase, setPhase, snapshot } from './status.ts';
+import { forwardSync } from './tabs.ts';
+
+function alive(ctx: EngineContext): void {
+  if (ctx.state.closed) throw new SyncError('closed', 'the engine is closed');
+}
+
+/** `sync()`: run now here when leading, else in the leader tab. */
+export async function sync(ctx: EngineContext): Promise<SyncReport> {
+  alive(ctx);
+  await whenBound(ctx);
+  if (!ctx.state.browserOnline) throw new SyncError('offline', 'the page reports no network; changes stay queued');
+  if (ctx.state.authPaused) throw new SyncError('unauthorized', 'paused after the server refused the credentials: call setAuth()', { status: 401 });
+  if (!ctx.leadership.isLeader) return forwardSync(ctx);
+  return requestSync(ctx);
+}
+
+/** A local edit: durable when it resolves, announced, and pushed soon (by this tab or the leader). */
+async function local<T>(ctx: EngineContext, edit: () => Promise<{ result: T; changed: string[] }>): Promise<T> {
+  alive(ctx);
+  await whenBound(ctx);
+  const { result, changed } = await edit();
+  emitChange(ctx, changed);
+  if (ctx.leadership.isLeader) schedulePush(ctx);
+  else ctx.channel.post({ type: 'queued' });
+  return result;
+}
+
+/** A read of the local view. */
+async function read<T>(ctx: EngineContext, work: () => Promise<T>): Promise<T> {
+  alive(ctx);
+  await whenBound(ctx);
+  return work();
+}
+
+/** Build the engine's public object over its context. */
+export function createApi(ctx: EngineContext): SyncEngine {
+  const { store, state, clock } = ctx;
+  const unsupported = (what: string) => new SyncError('unsupported', `${what} is not part of the ${ctx.transport.protocol} protocol`);
+  return {
+    sync: () => sync(ctx),
+    subscriptions: (filter?: SubscriptionFilter) => read(ctx, () => store.list(filter)),
+    subscription: async (guid: string) => read(ctx, () => store.get(checkGuid(guid))),
+
+    async add(feedUrl: string, options?: { guid?: string }) {
+      checkFeedUrl(feedUrl);
+      const guid = options?.guid === undefined ? undefined : checkGuid(options.guid);
+      return local(ctx, () => store.add(feedUrl, guid, clock.now(), state.inFlight));
+    },
+
+    async update(guid: string, change: SubscriptionChange) {
+      checkGuid(guid);
+      const clean = checkChange(change);
+      if (clean.guid !== undefined && !ctx.transport.guidChanges) throw unsupported('a guid change');
+      return local(ctx, () => store.update(guid, clean, clock.now(), state.inFlight));
+    },
+
+    async remove(guid: string) {
+      checkGuid(guid);
+      await local(ctx, () => store.remove(guid, clock.now(), state.inFlight));
+    },
+
+    async deletion(id: number) {
+      alive(ctx);
+      checkDeletionId(id);
+      if (!ctx.transport.deletion) throw unsupported('deletion status');
+      return ctx.transport.deletion(id);
+    },
+
+    pending: () => read(ctx, () => store.pending()),
+    failed: () => read(ctx, () => store.failed()),
+    retry: async (id: number) => void (await local(ctx, () => store.retry(id))),
+    discard: async (id: number) => void (await local(ctx, () => store.discard(id))),
+    status: () => snapshot(ctx),
+
+    async setAuth(next: Auth) {
+      alive(ctx);
+      state.auth = checkAuth(next);
+      if (!state.authPaused) return;
+      state.authPaused = false;
+      state.lastError = undefined;
+      setPhase(ctx, idlePhase(ctx));
+      background(ctx, 'sync');
+    },
+
+    async clear() {
+      alive(ctx);
+      await ctx.bound?.catch(() => undefined);
+      await ctx.runs.running?.catch(() => undefined);
+      const keys = await store.allKeys().catch(() => [] as string[]);
+      await store.clear();
+      // The store belongs to no one now: the next use binds it again (to whoever uses it first).
+      ctx.bound = undefined;
+      state.lastError = undefined;
+      emitChange(ctx, keys);
+    },
+
+    async close() {
+      if (state.closed) return;
+      state.closed = true;
+      state.phase = 'closed';
+      cancelAll(ctx);
+      ctx.closing.abort();
+      const error = () => new SyncError('closed', 'the engine is closed');
+      for (const waiter of ctx.runs.forwarded.values()) waiter.reject(error());
+      ctx.runs.forwarded.clear();
+      ctx.runs.nextSync?.reject(error());
+      ctx.runs.nextSync = undefined;
+      await ctx.runs.running?.catch(() => undefined);
+      ctx.leadership.release();
+      ctx.channel.close();
+      ctx.db.close();
+      emit(ctx, 'status', await snapshot(ctx));
+    },
+
+    on(event, listener) {
+      const set = ctx.listeners[event] as Set<typeof listener>;
+      set.add(listener);
+      return () => void set.delete(listener);
+    },
+
+    setOnline(online: boolean) {
+      if (state.browserOnline === online) return;
+      state.browserOnline = online;
+      if (online) state.reachable = true;
+      setPhase(ctx, ctx.runs.running ? state.phase : idlePhase(ctx));
+      if (online) background(ctx, 'sync');
+    },
+
+    setVisible(visible: boolean) {
+      if (visible) background(ctx, 'sync');
+    },
+  };
+}

@@ -1,0 +1,78 @@
+// The one object the engine's parts share. Each part (events, status, schedule, run, tabs, api) is a
+// module of functions that take it explicitly; nothing reaches shared state through closures.
+import type { SyncDatabase } from '../../src/schema.ts';
+import type { Auth, Clock, ErrorInfo, Listener, PullProgress, SyncPhase, SyncReport, SyncStatus } from '../../src/types.ts';
+import type { Channel } from '../channel.ts';
+import type { Leadership } from '../leader.ts';
+import type { ResolvedOptions } from '../options.ts';
+import type { Binding, Store } from '../store/store.ts';
+import type { Transport } from '../transport.ts';
+
+/** What the engine knows about itself right now (read by status, written by runs and the API). */
+export interface EngineState {
+  auth: Auth | undefined;
+  phase: SyncPhase;
+  /** The page's `online`/`offline` signal. */
+  browserOnline: boolean;
+  /** False after a request got no answer; true again on any answer. */
+  reachable: boolean;
+  /** Set by a 401/403 until `setAuth`. */
+  authPaused: boolean;
+  closed: boolean;
+  lastError: ErrorInfo | undefined;
+  progress: PullProgress | undefined;
+  /** The leader tab's last status, for a follower to report. */
+  leaderStatus: SyncStatus | undefined;
+  /** HTTP requests sent so far (reports count their own). */
+  requests: number;
+  /** A push asked for a pull to reconcile (a 2xx it could not read). */
+  needsPull: boolean;
+  /** Consecutive failed pulls (the retry backoff's exponent). */
+  pullFailures: number;
+  /** Queue ids being sent right now: local edits do not coalesce into them. */
+  inFlight: Set<number>;
+}
+
+/** A promise with its settle functions (a caller waiting for the next run). */
+export interface Waiter<T> {
+  promise: Promise<T>;
+  resolve(value: T): void;
+  reject(error: unknown): void;
+}
+
+/** The schedule's bookkeeping: the single-flight run, the timers, and who waits for what. */
+export interface RunState {
+  running: Promise<SyncReport> | undefined;
+  runningKind: 'sync' | 'push' | undefined;
+  /** Whether the running sync has started pushing: a caller arriving then gets a run of its own. */
+  pushStarted: boolean;
+  nextSync: Waiter<SyncReport> | undefined;
+  pushAgain: boolean;
+  timers: Set<unknown>;
+  pushTimerAt: number | undefined;
+  pullRetry: unknown;
+  interval: unknown;
+  /** `sync()` calls forwarded to the leader tab, by request id. */
+  forwarded: Map<string, Omit<Waiter<SyncReport>, 'promise'>>;
+}
+
+/** Everything the engine's parts share. */
+export interface EngineContext {
+  readonly opts: ResolvedOptions;
+  readonly clock: Clock;
+  readonly db: SyncDatabase;
+  readonly store: Store;
+  readonly transport: Transport;
+  readonly binding: Binding;
+  readonly leadership: Leadership;
+  readonly channel: Channel;
+  /** Aborted by `close()`: cancels requests in flight. */
+  readonly closing: AbortController;
+  readonly state: EngineState;
+  readonly runs: RunState;
+  readonly listeners: { change: Set<Listener<'change'>>; status: Set<Listener<'status'>> };
+  /** Settles once the store's binding is checked; `clear()` unsets it so the next use binds again. */
+  bound: Promise<void> | undefined;
+  /** Whether a status event is already queued (they are coalesced). */
+  statusQueued: boolean;
+}

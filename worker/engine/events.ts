@@ -1,0 +1,44 @@
+// Events to the app (and to the other tabs): `change` at once, `status` coalesced.
+import type { Listener, SyncEvents } from '../../src/types.ts';
+import type { EngineContext } from './context.ts';
+import { snapshot } from './status.ts';
+
+/** ms over which status events are coalesced. */
+const STATUS_THROTTLE = 25;
+
+/** Deliver an event to this context's listeners. */
+export function emit<E extends keyof SyncEvents>(ctx: EngineContext, event: E, payload: SyncEvents[E]): void {
+  for (const listener of ctx.listeners[event] as Set<Listener<E>>) {
+    try {
+      listener(payload);
+    } catch (error) {
+      // A listener's bug must not break sync; surface it where developers look.
+      console.error('opa-sync: a listener threw', error);
+    }
+  }
+}
+
+/** Tell this context and the other tabs which guids changed. */
+export function emitChange(ctx: EngineContext, guids: string[]): void {
+  if (!guids.length) return;
+  emit(ctx, 'change', { guids });
+  ctx.channel.post({ type: 'change', guids });
+  emitStatus(ctx);
+}
+
+/** Queue a status event; a pull of thousands of pages must not read the counts thousands of times. */
+export function emitStatus(ctx: EngineContext): void {
+  if (ctx.statusQueued || ctx.state.closed) return;
+  ctx.statusQueued = true;
+  ctx.clock.setTimeout(() => {
+    ctx.statusQueued = false;
+    if (ctx.state.closed) return;
+    snapshot(ctx).then(
+      (status) => {
+        emit(ctx, 'status', status);
+        if (ctx.leadership.isLeader) ctx.channel.post({ type: 'status', status });
+      },
+      () => undefined,
+    );
+  }, STATUS_THROTTLE);
+}

@@ -1,0 +1,46 @@
+// Checks of what the app passes in: a bad argument is refused with `invalid` before anything is queued.
+import { SyncError } from '../../src/errors.ts';
+import type { SubscriptionChange } from '../../src/types.ts';
+
+/** A feed address the library accepts: an absolute http(s) URL. */
+export function isFeedUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/** A non-empty string guid. */
+export function checkGuid(guid: unknown, what = 'guid'): string {
+  if (typeof guid !== 'string' || guid.trim() === '') throw new SyncError('invalid', `${what} must be a non-empty string`);
+  return guid;
+}
+
+/** An http(s) feed URL. */
+export function checkFeedUrl(url: unknown): string {
+  if (typeof url !== 'string' || !isFeedUrl(url)) throw new SyncError('invalid', `not an http(s) feed URL: ${String(url)}`);
+  return url;
+}
+
+/** A change with at least one valid field; unknown fields are dropped. */
+export function checkChange(change: unknown): SubscriptionChange {
+  if (typeof change !== 'object' || change === null) throw new SyncError('invalid', 'change must be an object');
+  const given = change as SubscriptionChange;
+  const clean: SubscriptionChange = {};
+  if (given.feedUrl !== undefined) clean.feedUrl = checkFeedUrl(given.feedUrl);
+  if (given.guid !== undefined) clean.guid = checkGuid(given.guid, 'change.guid');
+  if (given.isSubscribed !== undefined) {
+    if (typeof given.isSubscribed !== 'boolean') throw new SyncError('invalid', 'change.isSubscribed must be a boolean');
+    clean.isSubscribed = given.isSubscribed;
+  }
+  if (Object.keys(clean).length === 0) throw new SyncError('invalid', 'a change needs at least one of feedUrl, guid, isSubscribed');
+  return clean;
+}
+
+/** A deletion id: a whole number. */
+export function checkDeletionId(id: unknown): number {
+  if (typeof id !== 'number' || !Number.isInteger(id) || id < 0) throw new SyncError('invalid', 'a deletion id is a whole number');
+  return id;
+}

@@ -1,0 +1,112 @@
+// One run: pull (for a sync), then push; and what a failed run means for the schedule and the status.
+import { SyncError, isSyncError, isTransient } from '../../src/errors.ts';
+import type { SyncReport } from '../../src/types.ts';
+import { errorInfo } from '../error-info.ts';
+import { push } from '../outbox.ts';
+import { isClosedError } from '../store/store.ts';
+import { whenBound } from './binding.ts';
+import type { EngineContext } from './context.ts';
+import { emitChange, emitStatus } from './events.ts';
+import { pull } from './pull.ts';
+import { background, cancelPullRetry, later, retryPullLater, schedulePush } from './schedule.ts';
+import { idlePhase, setPhase } from './status.ts';
+
+/** Run a sync (pull then push) or a push; resolves with its report, rejects with the pull's error. */
+export async function execute(ctx: EngineContext, kind: 'sync' | 'push'): Promise<SyncReport> {
+  const { state, store, clock } = ctx;
+  await whenBound(ctx);
+  // Cheap, and it re-records the binding if another context deleted the database under us.
+  await store.bind(ctx.binding);
+  const report: SyncReport = { pulled: 0, pushed: 0, failed: 0, pending: 0, requests: 0 };
+  const before = state.requests;
+  let pullError: unknown;
+  let pushErrors = 0;
+  try {
+    if (kind === 'sync' || state.needsPull) {
+      state.needsPull = false;
+      setPhase(ctx, 'pulling');
+      try {
+        report.pulled = await pull(ctx);
+        state.pullFailures = 0;
+        cancelPullRetry(ctx);
+      } catch (error) {
+        pullError = handleRunError(ctx, error);
+      } finally {
+        state.progress = undefined;
+      }
+    }
+    if (!state.authPaused && !state.closed && state.browserOnline) {
+      ctx.runs.pushStarted = true;
+      setPhase(ctx, 'pushing');
+      const result = await push({
+        transport: ctx.transport,
+        store,
+        clock,
+        // A pull that just succeeded proves the server answers: changes waiting out a backoff go now.
+        force: kind === 'sync' && pullError === undefined,
+        backoff: { baseDelay: ctx.opts.baseDelay, maxDelay: ctx.opts.maxDelay },
+        concurrency: ctx.opts.concurrency,
+        inFlight: state.inFlight,
+        halted: () => state.closed || state.authPaused || !state.browserOnline,
+        onUnauthorized: (error) => {
+          pushErrors++;
+          pause(ctx, error);
+        },
+        onNeedsPull: () => {
+          state.needsPull = true;
+        },
+        onChange: (guids) => emitChange(ctx, guids),
+        onError: (error) => {
+          pushErrors++;
+          state.lastError = errorInfo(error);
+          noteUnreachable(ctx, error);
+        },
+      });
+      report.pushed = result.pushed;
+      report.failed = result.failed;
+      if (result.wakeAt !== undefined) schedulePush(ctx, result.wakeAt - clock.now());
+    }
+  } catch (error) {
+    pullError ??= handleRunError(ctx, error);
+  } finally {
+    report.requests = state.requests - before;
+    if (!state.closed) setPhase(ctx, idlePhase(ctx));
+  }
+  if (state.needsPull) later(ctx, 0, () => background(ctx, 'sync'));
+  report.pending = (await store.counts().catch(() => ({ pending: 0 }))).pending;
+  const cursor = await store.cursor().catch(() => undefined);
+  if (cursor !== undefined) report.cursor = new Date(cursor).toISOString();
+  if (pullError) throw pullError;
+  // A run that talked to the server without trouble makes the last error history.
+  if (pushErrors === 0 && report.requests > 0) state.lastError = undefined;
+  if (kind === 'sync' && pushErrors === 0) await store.setLastSuccess(clock.now()).catch(() => undefined);
+  emitStatus(ctx);
+  return report;
+}
+
+/** A request that got no answer is the only sign of connectivity a worker can trust. */
+export function noteUnreachable(ctx: EngineContext, error: SyncError): void {
+  if (error.code === 'network' || error.code === 'timeout') ctx.state.reachable = false;
+}
+
+/** Pause the queue until new credentials come (401/403). */
+export function pause(ctx: EngineContext, error: SyncError): void {
+  ctx.state.authPaused = true;
+  ctx.state.lastError = errorInfo(error);
+  setPhase(ctx, 'auth-required');
+}
+
+/** Record a failed run; schedule a retry for transient trouble. Returns the error to throw. */
+function handleRunError(ctx: EngineContext, error: unknown): unknown {
+  if (isClosedError(error) || ctx.state.closed) return new SyncError('closed', 'the engine or its database was closed', { cause: error });
+  ctx.state.lastError = errorInfo(error);
+  if (isSyncError(error)) {
+    if (error.code === 'unauthorized') pause(ctx, error);
+    else if (isTransient(error)) {
+      noteUnreachable(ctx, error);
+      retryPullLater(ctx, error.retryAfter);
+    }
+  }
+  emitStatus(ctx);
+  return error;
+}

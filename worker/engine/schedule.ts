@@ -1,0 +1,138 @@
+// When runs happen: the single-flight run, the push timer, the pull retry after trouble, the pull interval.
+// Every timer is set on the engine's clock and cleared by `close()`.
+import type { SyncReport } from '../../src/types.ts';
+import { backoffDelay } from '../backoff.ts';
+import type { EngineContext, Waiter } from './context.ts';
+import { execute } from './run.ts';
+
+/** Run `fn` after `ms` on the engine's clock (tracked, so `close()` can cancel it). */
+export function later(ctx: EngineContext, ms: number, fn: () => void): unknown {
+  if (ctx.state.closed) return undefined;
+  const { runs, clock } = ctx;
+  const timer = clock.setTimeout(() => {
+    runs.timers.delete(timer);
+    fn();
+  }, Math.max(0, ms));
+  runs.timers.add(timer);
+  return timer;
+}
+
+function cancel(ctx: EngineContext, timer: unknown): void {
+  ctx.clock.clearTimeout(timer);
+  ctx.runs.timers.delete(timer);
+}
+
+/** Cancel every timer (on close). */
+export function cancelAll(ctx: EngineContext): void {
+  for (const timer of ctx.runs.timers) ctx.clock.clearTimeout(timer);
+  ctx.runs.timers.clear();
+  if (ctx.runs.interval !== undefined) ctx.clock.clearTimeout(ctx.runs.interval);
+  ctx.runs.interval = undefined;
+}
+
+/** A pull that succeeded makes the pending pull retry pointless. */
+export function cancelPullRetry(ctx: EngineContext): void {
+  if (ctx.runs.pullRetry === undefined) return;
+  cancel(ctx, ctx.runs.pullRetry);
+  ctx.runs.pullRetry = undefined;
+}
+
+/** Pull again after transient trouble, with backoff (the server's Retry-After is a floor). */
+export function retryPullLater(ctx: EngineContext, retryAfter: number | undefined): void {
+  const { opts, state, clock } = ctx;
+  state.pullFailures++;
+  cancelPullRetry(ctx);
+  const delay = backoffDelay({ baseDelay: opts.baseDelay, maxDelay: opts.maxDelay }, state.pullFailures - 1, retryAfter, clock.random);
+  ctx.runs.pullRetry = later(ctx, delay, () => {
+    ctx.runs.pullRetry = undefined;
+    background(ctx, 'sync');
+  });
+}
+
+/** Push after `delay` (bursts of edits coalesce); an earlier timer already set wins. */
+export function schedulePush(ctx: EngineContext, delay = ctx.opts.pushDelay): void {
+  const { runs } = ctx;
+  if (ctx.state.closed || !ctx.leadership.isLeader) return;
+  const at = ctx.clock.now() + delay;
+  if (runs.pushTimerAt !== undefined && runs.pushTimerAt <= at) return;
+  runs.pushTimerAt = at;
+  later(ctx, delay, () => {
+    if (runs.pushTimerAt !== at) return;
+    runs.pushTimerAt = undefined;
+    background(ctx, 'push');
+  });
+}
+
+/** Pull every `pullInterval` ms while this context leads. */
+export function startInterval(ctx: EngineContext): void {
+  const { runs, opts, clock } = ctx;
+  if (runs.interval !== undefined || opts.pullInterval <= 0 || ctx.state.closed) return;
+  const tick = () => {
+    runs.interval = clock.setTimeout(tick, opts.pullInterval);
+    // In Node a pending interval must not keep the process alive.
+    (runs.interval as { unref?: () => void }).unref?.();
+    background(ctx, 'sync');
+  };
+  runs.interval = clock.setTimeout(tick, opts.pullInterval);
+  (runs.interval as { unref?: () => void }).unref?.();
+}
+
+/** A run the engine starts itself: errors are recorded in status, never thrown at anyone. */
+export function background(ctx: EngineContext, kind: 'sync' | 'push'): void {
+  const { state, runs } = ctx;
+  if (state.closed || !ctx.leadership.isLeader || !state.browserOnline || state.authPaused) return;
+  if (kind === 'push') {
+    if (runs.running) runs.pushAgain = true;
+    else launch(ctx, 'push').catch(() => undefined);
+    return;
+  }
+  requestSync(ctx).catch(() => undefined);
+}
+
+/** A sync run: join the running one while it is still pulling, else the next one. */
+export function requestSync(ctx: EngineContext): Promise<SyncReport> {
+  const { runs } = ctx;
+  // Join a run only while it is still pulling: a later caller's changes must be in the push it waits for.
+  if (runs.running && runs.runningKind === 'sync' && !runs.pushStarted) return runs.running;
+  if (runs.running) {
+    runs.nextSync ??= deferred<SyncReport>();
+    return runs.nextSync.promise;
+  }
+  return launch(ctx, 'sync');
+}
+
+function launch(ctx: EngineContext, kind: 'sync' | 'push'): Promise<SyncReport> {
+  const { runs } = ctx;
+  runs.runningKind = kind;
+  runs.pushStarted = false;
+  const run = execute(ctx, kind);
+  runs.running = run;
+  run
+    .catch(() => undefined)
+    .then(() => {
+      if (runs.running !== run) return;
+      runs.running = undefined;
+      runs.runningKind = undefined;
+      if (runs.nextSync) {
+        const waiter = runs.nextSync;
+        runs.nextSync = undefined;
+        runs.pushAgain = false;
+        launch(ctx, 'sync').then(waiter.resolve, waiter.reject);
+      } else if (runs.pushAgain) {
+        runs.pushAgain = false;
+        background(ctx, 'push');
+      }
+    });
+  return run;
+}
+
+/** A promise with its settle functions. */
+export function deferred<T>(): Waiter<T> {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}

@@ -1,0 +1,53 @@
+// The engine's phase and the status snapshot the app reads.
+import type { SyncPhase, SyncStatus } from '../../src/types.ts';
+import type { EngineContext } from './context.ts';
+import { whenBound } from './binding.ts';
+import { emitStatus } from './events.ts';
+
+/** The phase when no run is going on. */
+export function idlePhase(ctx: EngineContext): SyncPhase {
+  const { state } = ctx;
+  if (state.closed) return 'closed';
+  if (state.authPaused) return 'auth-required';
+  if (!state.browserOnline || !state.reachable) return 'offline';
+  return 'idle';
+}
+
+/** Move to a phase (and tell the app). */
+export function setPhase(ctx: EngineContext, next: SyncPhase): void {
+  if (ctx.state.phase === next) return;
+  ctx.state.phase = next;
+  emitStatus(ctx);
+}
+
+/** A snapshot of the engine's state; a follower tab reports what the leader is doing. */
+export async function snapshot(ctx: EngineContext): Promise<SyncStatus> {
+  const { state, store } = ctx;
+  let counts = { pending: 0, failed: 0 };
+  let cursor: number | undefined;
+  let lastSuccess: number | undefined;
+  try {
+    if (!state.closed) {
+      await whenBound(ctx);
+      [counts, cursor, lastSuccess] = await Promise.all([store.counts(), store.cursor(), store.lastSuccess()]);
+    }
+  } catch {
+    // A closed or mismatched database: report what is known.
+  }
+  const leader = ctx.leadership.isLeader;
+  const mine: SyncStatus = {
+    phase: state.closed ? 'closed' : state.phase,
+    online: state.browserOnline && state.reachable,
+    leader,
+    pending: counts.pending,
+    failed: counts.failed,
+  };
+  if (cursor !== undefined) mine.cursor = new Date(cursor).toISOString();
+  if (lastSuccess !== undefined) mine.lastSuccess = lastSuccess;
+  if (state.lastError) mine.lastError = state.lastError;
+  if (state.progress) mine.progress = state.progress;
+  if (leader || !state.leaderStatus || state.closed) return mine;
+  const fromLeader: SyncStatus = { ...state.leaderStatus, leader: false, pending: counts.pending, failed: counts.failed };
+  if (!state.browserOnline) fromLeader.online = false;
+  return fromLeader;
+}

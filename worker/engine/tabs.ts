@@ -1,0 +1,61 @@
+// The other tabs: their changes and status reach this one, and a follower's `sync()` runs in the leader.
+import { SyncError } from '../../src/errors.ts';
+import type { SyncReport } from '../../src/types.ts';
+import type { ChannelMessage } from '../channel.ts';
+import { errorInfo } from '../error-info.ts';
+import type { EngineContext } from './context.ts';
+import { emit, emitStatus } from './events.ts';
+import { sync } from './api.ts';
+import { later, schedulePush } from './schedule.ts';
+
+/** Handle a message from another context of the same database. */
+export function onMessage(ctx: EngineContext, message: ChannelMessage): void {
+  const { state, leadership, channel, runs } = ctx;
+  if (state.closed) return;
+  switch (message.type) {
+    case 'change':
+      emit(ctx, 'change', { guids: message.guids });
+      emitStatus(ctx);
+      break;
+    case 'queued':
+      if (leadership.isLeader) schedulePush(ctx);
+      emitStatus(ctx);
+      break;
+    case 'status':
+      state.leaderStatus = message.status;
+      if (!leadership.isLeader) emitStatus(ctx);
+      break;
+    case 'sync-request':
+      if (leadership.isLeader) {
+        sync(ctx).then(
+          (report) => channel.post({ type: 'sync-result', id: message.id, report }),
+          (error) => channel.post({ type: 'sync-result', id: message.id, error: errorInfo(error) }),
+        );
+      }
+      break;
+    case 'sync-result': {
+      const waiter = runs.forwarded.get(message.id);
+      if (!waiter) break;
+      runs.forwarded.delete(message.id);
+      if (message.report) waiter.resolve(message.report);
+      else {
+        const e = message.error!;
+        waiter.reject(new SyncError(e.code, e.message, e.status === undefined ? {} : { status: e.status }));
+      }
+      break;
+    }
+  }
+}
+
+/** Ask the leader tab to sync, and wait for its report. */
+export function forwardSync(ctx: EngineContext): Promise<SyncReport> {
+  const id = crypto.randomUUID();
+  return new Promise<SyncReport>((resolve, reject) => {
+    ctx.runs.forwarded.set(id, { resolve, reject });
+    ctx.channel.post({ type: 'sync-request', id });
+    later(ctx, ctx.opts.timeout * 4, () => {
+      if (!ctx.runs.forwarded.delete(id)) return;
+      reject(new SyncError('timeout', 'the tab that syncs did not answer'));
+    });
+  });
+}

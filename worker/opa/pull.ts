@@ -1,0 +1,146 @@
+// Open Podcast API pull: drain every page of what changed since the cursor into the sink.
+import { SyncError } from '../../src/errors.ts';
+import type { Clock } from '../../src/types.ts';
+import type { Http } from '../http.ts';
+import { formatTimestamp } from '../time.ts';
+import type { PullSink, RemoteEntry } from '../transport.ts';
+import { toRemoteEntry } from './entries.ts';
+import { parsePage, type WirePage } from './wire.ts';
+
+/** What an OPA pull needs. */
+export interface OpaPullOptions {
+  http: Http;
+  clock: Clock;
+  pageSize: number;
+  /** ms re-fetched before the cursor: timestamp precision and commit-order gaps on the server. */
+  overlap: number;
+  /** How many times an inconsistent drain is repeated before giving up. */
+  maxDrains: number;
+}
+
+/** A validated page with its entries already in the engine's terms. */
+interface Page extends Omit<WirePage, 'subscriptions'> {
+  entries: RemoteEntry[];
+}
+
+const MAX_PAGES = 100_000;
+
+/** Pull until the sink holds everything the server changed since its cursor. */
+export async function pullOpa(options: OpaPullOptions, sink: PullSink): Promise<void> {
+  const previous = sink.cursor;
+  const since = previous === undefined ? undefined : formatTimestamp(Math.max(0, previous - options.overlap));
+  for (let drain = 1; drain <= options.maxDrains; drain++) {
+    // A full listing (no `since`) never shows deletions: rows it does not list are gone, unless this is the
+    // first drain into an empty store (then every row is one it listed).
+    const listed = since === undefined && !(sink.empty && drain === 1) ? new Set<string>() : undefined;
+    if (await drainOnce(options, sink, since, drain === options.maxDrains, listed)) return;
+  }
+}
+
+/** Walk the pages once; resolves whether the drain was consistent (and then completed the pull). */
+async function drainOnce(options: OpaPullOptions, sink: PullSink, since: string | undefined, last: boolean, listed: Set<string> | undefined): Promise<boolean> {
+  const { http, pageSize, clock } = options;
+  const started = clock.now();
+  const seen = new Set<string>();
+  const totals = new Set<number>();
+  let totalIsPageLength = true;
+  let firstPageMax = 0;
+  let maxAt = 0;
+  let pages = 0;
+  let url = http.url('subscriptions', { since, page: 1, per_page: pageSize });
+  let pageNumber = 1;
+  let repeats = 0;
+  /** Whether this server's pages carry usable `next` links (then a page without one is the last). */
+  let linked = false;
+
+  const fetchPage = async (target: URL): Promise<Page> => {
+    const { subscriptions, ...rest } = parsePage((await http.request('GET', target)).body, pageSize);
+    return { ...rest, entries: subscriptions.map(toRemoteEntry) };
+  };
+  let inflight: Promise<Page> | undefined = fetchPage(url);
+
+  while (inflight) {
+    const page = await inflight;
+    inflight = undefined;
+    pages++;
+    if (pages > MAX_PAGES) throw new SyncError('bad-response', `more than ${MAX_PAGES} pages: the server never ends the list`);
+    let pageMax = 0;
+    const before = seen.size;
+    for (const entry of page.entries) {
+      seen.add(entry.guid);
+      listed?.add(entry.newGuid ?? entry.guid);
+      pageMax = Math.max(pageMax, entry.at);
+    }
+    // A server that ignores `page` would be walked forever: full pages with nothing new give it away.
+    repeats = seen.size === before && page.entries.length > 0 ? repeats + 1 : 0;
+    if (repeats >= 3) throw new SyncError('bad-response', 'the server keeps answering pages already seen (is `page` ignored?)');
+    if (pages === 1) firstPageMax = pageMax;
+    maxAt = Math.max(maxAt, pageMax);
+    totals.add(page.total);
+    if (page.total !== page.entries.length) totalIsPageLength = false;
+
+    const nextUrl = following(http, url, page, pageNumber, pageSize, linked);
+    if (usableNext(http, url, page)) linked = true;
+    const isLast = nextUrl === undefined;
+    let cursor: number | undefined;
+    let consistent = true;
+    if (isLast) {
+      // Offset paging over unordered, changing data can skip entries: the counts tell.
+      const total = [...totals][totals.size - 1]!;
+      consistent = totalIsPageLength || (totals.size === 1 && seen.size >= total);
+      if (consistent) {
+        // A change made while we drained may sit on a page we had already read, with a timestamp below
+        // entries we read later. Everything up to the server time of the first page is complete, and
+        // that time is at least the first page's newest entry and at least maxAt minus the drain's length.
+        const safe = Math.max(firstPageMax, maxAt - (clock.now() - started) - 1);
+        cursor = Math.max(sink.cursor ?? 0, safe);
+        if (sink.cursor === undefined && seen.size === 0) cursor = undefined;
+      } else if (last) {
+        throw new SyncError(
+          'bad-response',
+          `the server's paging stayed inconsistent (${seen.size} distinct entries, total ${[...totals].join('/')}) after ${options.maxDrains} drains`,
+        );
+      }
+    } else {
+      url = nextUrl;
+      pageNumber++;
+      // Fetch the next page while this one is written.
+      inflight = fetchPage(url);
+      inflight.catch(() => undefined);
+    }
+    const complete = isLast && consistent;
+    await sink.apply(page.entries, complete ? { cursor, ...(listed ? { listed } : {}) } : undefined);
+    sink.progress({ pages, entries: seen.size, ...(totals.size ? { total: page.total } : {}) });
+    if (isLast) return consistent;
+  }
+  return true;
+}
+
+/** The page's `next` link when it may be followed (same origin as the base URL, not this page again). */
+function usableNext(http: Http, current: URL, page: Page): URL | undefined {
+  if (page.next === undefined) return undefined;
+  try {
+    const next = new URL(page.next, current);
+    // A `next` on another origin is never followed: credentials go to the base URL's origin only.
+    return http.sameOrigin(next) && next.href !== current.href ? next : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The next page's URL, or undefined when this page is the last. `total` never ends a drain (it may be
+ * wrong); a short or empty page does, and so does a missing `next` from a server that gave one before.
+ */
+function following(http: Http, current: URL, page: Page, pageNumber: number, pageSize: number, linked: boolean): URL | undefined {
+  if (page.entries.length === 0) return undefined;
+  const link = usableNext(http, current, page);
+  if (link) return link;
+  if (page.next === undefined && linked) return undefined;
+  const size = Math.min(pageSize, page.per_page || pageSize);
+  if (page.entries.length < size) return undefined;
+  const next = new URL(current.href);
+  next.searchParams.set('page', String(pageNumber + 1));
+  next.searchParams.set('per_page', String(pageSize));
+  return next;
+}

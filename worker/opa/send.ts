@@ -1,0 +1,66 @@
+// Open Podcast API push: one request per queued change (POST adds, PATCH updates, DELETE and its job).
+import { SyncError, isSyncError } from '../../src/errors.ts';
+import type { Http } from '../http.ts';
+import type { SendItem, SendOutcome } from '../transport.ts';
+import { toAddedEntry, toUpdateResult } from './entries.ts';
+import { parseAddResult, parseDeletion, parseDeletionAccepted, parseUpdateResult, type WireUpdateRequest } from './wire.ts';
+
+/** Validate a 2xx body; a failure keeps the status so the outbox knows the server did answer. */
+function read<T>(response: { status: number; body: unknown }, parse: (body: unknown) => T): T {
+  try {
+    return parse(response.body);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new SyncError('bad-response', message, { status: response.status });
+  }
+}
+
+/** Send one change; every `SyncError` becomes an outcome (the outbox classifies it). */
+export async function sendOpa(http: Http, item: SendItem): Promise<SendOutcome> {
+  try {
+    return await request(http, item);
+  } catch (error) {
+    if (isSyncError(error)) return { type: 'error', error };
+    throw error;
+  }
+}
+
+async function request(http: Http, { change, target }: SendItem): Promise<SendOutcome> {
+  if (change.kind === 'add') {
+    const body = { subscriptions: [{ feed_url: change.feedUrl!, ...(change.addGuid ? { guid: change.addGuid } : {}) }] };
+    const response = await http.request('POST', http.url('subscriptions'), body);
+    const result = read(response, parseAddResult);
+    const item = result.success.find((s) => s.feed_url === change.feedUrl) ?? result.success[0];
+    if (!item) {
+      const refusal = result.failure[0];
+      throw new SyncError('invalid', `POST /subscriptions: ${refusal?.message ?? 'the server added nothing'}`, { status: response.status });
+    }
+    return { type: 'added', entry: toAddedEntry(item) };
+  }
+
+  if (change.state === 'deleting' && change.deletionId !== undefined) {
+    const response = await http.request('GET', http.url(`deletions/${change.deletionId}`));
+    const status = read(response, parseDeletion);
+    if (status.status === 'PENDING') return { type: 'deletion-pending' };
+    if (status.status === 'SUCCESS') return { type: 'deleted' };
+    // FAILURE: the server rolled the deletion back, so the subscription is back too.
+    return { type: 'deletion-failed', message: `deletion ${change.deletionId} failed on the server and was rolled back${status.message ? `: ${status.message}` : ''}` };
+  }
+
+  if (target === undefined) throw new SyncError('not-found', 'the subscription has no server guid yet');
+  const path = `subscriptions/${encodeURIComponent(target)}`;
+
+  if (change.kind === 'update') {
+    const c = change.change ?? {};
+    const body: WireUpdateRequest = {};
+    if (c.feedUrl !== undefined) body.new_feed_url = c.feedUrl;
+    if (c.guid !== undefined) body.new_guid = c.guid;
+    if (c.isSubscribed !== undefined) body.is_subscribed = c.isSubscribed;
+    const response = await http.request('PATCH', http.url(path), body);
+    return { type: 'updated', result: toUpdateResult(read(response, parseUpdateResult)) };
+  }
+
+  const response = await http.request('DELETE', http.url(path));
+  if (response.body === undefined) return { type: 'deleted' };
+  return { type: 'deletion-started', deletionId: read(response, parseDeletionAccepted).deletion_id };
+}

@@ -1,0 +1,28 @@
+// The Open Podcast API behind the transport seam.
+import type { Clock, DeletionStatus } from '../../src/types.ts';
+import type { Http } from '../http.ts';
+import type { Transport } from '../transport.ts';
+import { pullOpa } from './pull.ts';
+import { sendOpa } from './send.ts';
+import { parseDeletion } from './wire.ts';
+
+/** ms of server time re-fetched before the cursor (second-precision servers, commit-order gaps). */
+const PULL_OVERLAP = 2000;
+const MAX_DRAINS = 3;
+
+/** Create the OPA transport over the engine's HTTP layer. */
+export function createOpaTransport(http: Http, clock: Clock, pageSize: number): Transport {
+  return {
+    protocol: 'opa',
+    batching: 'each',
+    guidChanges: true,
+    pull: (sink) => pullOpa({ http, clock, pageSize, overlap: PULL_OVERLAP, maxDrains: MAX_DRAINS }, sink),
+    send: (items) => Promise.all(items.map((item) => sendOpa(http, item))),
+    async deletion(id: number): Promise<DeletionStatus> {
+      const status = parseDeletion((await http.request('GET', http.url(`deletions/${id}`))).body);
+      const result: DeletionStatus = { deletionId: status.deletion_id, status: status.status };
+      if (status.message !== undefined) result.message = status.message;
+      return result;
+    },
+  };
+}

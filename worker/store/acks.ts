@@ -1,0 +1,130 @@
+// What the server answered to queued changes: the base takes the server's word, and a change leaves the
+// queue only if it is still the version that was sent (an edit made during the request stays queued).
+import type { ServerBase, StoredChange } from '../../src/schema.ts';
+import type { ErrorInfo } from '../../src/types.ts';
+import { formatTimestamp, parseTimestamp } from '../time.ts';
+import type { AddedEntry, UpdateResult } from '../transport.ts';
+import { storageError, type StoreCore } from './core.ts';
+
+/** Edit fields of a stored change (found by id; `undefined` removes a field) and re-derive its row. */
+export function patchChange({ edit }: StoreCore, sent: StoredChange, fields: Partial<StoredChange>) {
+  return edit(async (ws) => {
+    const current = await ws.loadChange(sent.id!);
+    if (!current) return;
+    for (const [key, value] of Object.entries(fields)) {
+      if (value === undefined) delete (current as unknown as Record<string, unknown>)[key];
+      else (current as unknown as Record<string, unknown>)[key] = value;
+    }
+    ws.putChange(current);
+  });
+}
+
+const ms = (value: string | undefined): number => (value === undefined ? 0 : (parseTimestamp(value) ?? 0));
+
+/** The store's acknowledgements. */
+export function createAcks(core: StoreCore) {
+  const { db, edit } = core;
+  return {
+    /** An add was answered: the server's entry becomes the base; the change goes if it was not edited meanwhile. */
+    async ackAdd(sent: StoredChange, item: AddedEntry) {
+      return edit(async (ws) => {
+        const current = await ws.loadChange(sent.id!);
+        if (!current) return;
+        await ws.preload([item.guid]);
+        const row = ws.row(current.guid);
+        const at = ms(item.subscriptionChanged);
+        const base: ServerBase = {
+          ...(row?.base ?? {}),
+          guid: item.guid,
+          feedUrl: item.feedUrl,
+          isSubscribed: item.isSubscribed,
+          at: Math.max(at, row?.base?.at ?? 0),
+          dataAt: Math.max(at, row?.base?.dataAt ?? 0),
+        };
+        delete base.deleted;
+        if (item.subscriptionChanged !== undefined) base.subscriptionChanged = item.subscriptionChanged;
+        // Base first (this may re-key the row and its changes onto the server's guid), then drop what was sent.
+        ws.setBase(current.guid, base);
+        if (current.version === sent.version) ws.deleteChange(current);
+      });
+    },
+
+    /** An update was answered: what was sent is now the server's state (last write wins there). */
+    async ackUpdate(sent: StoredChange, result: UpdateResult) {
+      return edit(async (ws) => {
+        const current = await ws.loadChange(sent.id!);
+        if (!current) return;
+        const newGuid = result.newGuid ?? sent.change?.guid;
+        if (newGuid !== undefined) await ws.preload([newGuid]);
+        const row = ws.row(current.guid);
+        if (!row?.base) {
+          if (current.version === sent.version) ws.deleteChange(current);
+          return;
+        }
+        const change = sent.change ?? {};
+        const base: ServerBase = { ...row.base };
+        base.feedUrl = result.feedUrl ?? change.feedUrl ?? base.feedUrl;
+        base.isSubscribed = result.isSubscribed ?? change.isSubscribed ?? base.isSubscribed;
+        if (newGuid !== undefined && newGuid !== base.guid) {
+          ws.alias(base.guid, newGuid);
+          base.guid = newGuid;
+        }
+        if (result.subscriptionChanged !== undefined) {
+          base.subscriptionChanged = result.subscriptionChanged;
+          base.dataAt = Math.max(base.dataAt, ms(result.subscriptionChanged));
+        }
+        if (result.guidChanged !== undefined) base.guidChanged = result.guidChanged;
+        base.at = Math.max(base.at, ms(result.subscriptionChanged), ms(result.guidChanged));
+        ws.setBase(current.guid, base);
+        if (current.version === sent.version) ws.deleteChange(current);
+      });
+    },
+
+    /** A deletion was accepted: keep the deletion id and poll it. */
+    async deletionAccepted(sent: StoredChange, deletionId: number, notBefore: number) {
+      return patchChange(core, sent, { state: 'deleting', deletionId, attempts: 0, notBefore, lastError: undefined });
+    },
+
+    /** The deletion is done (or the server had nothing to delete): the row becomes a tombstone. */
+    async ackDeleted(sent: StoredChange, now: number) {
+      return edit(async (ws) => {
+        const current = await ws.loadChange(sent.id!);
+        if (!current) return;
+        const row = ws.row(current.guid);
+        // No server timestamp is known yet: keep `at` so the next pull's entry (with the server's time) wins.
+        if (row?.base) ws.setBase(current.guid, { ...row.base, deleted: row.base.deleted ?? formatTimestamp(now) });
+        ws.deleteChange(current);
+      });
+    },
+
+    /** Move a change to `failed()` (the view falls back to the server's state). */
+    async fail(sent: StoredChange, reason: ErrorInfo) {
+      return patchChange(core, sent, { state: 'failed', lastError: reason });
+    },
+
+    /** Keep a change queued and try again later. */
+    async later(sent: StoredChange, notBefore: number, lastError: ErrorInfo | undefined, serverHold?: number) {
+      return patchChange(core, sent, { attempts: sent.attempts + 1, notBefore, serverHold, ...(lastError ? { lastError } : {}) });
+    },
+
+    /** Edit fields of a stored change and re-derive its row. */
+    patchChange: (sent: StoredChange, fields: Partial<StoredChange>) => patchChange(core, sent, fields),
+
+    /** Record that these adds are about to be sent (before the request: a crash after it must still know). */
+    async markSent(ids: number[]): Promise<Map<number, StoredChange>> {
+      if (!ids.length) return new Map();
+      try {
+        return await db.transaction('rw', db.outbox, async () => {
+          // Only what still exists, as it is now: since the queue was read, a remove() may have dropped an
+          // unsent add, or an edit folded into it. What is marked here is exactly what gets sent.
+          const found = (await db.outbox.bulkGet(ids)).filter((c): c is StoredChange => c !== undefined);
+          const marked = found.map((c) => ({ ...c, sent: true }));
+          await db.outbox.bulkPut(marked);
+          return new Map(marked.map((c) => [c.id!, c]));
+        });
+      } catch (error) {
+        throw storageError(error);
+      }
+    },
+  };
+}

@@ -1,0 +1,84 @@
+// What every part of the store shares: the database, its tables, and the one way to run a transaction.
+import { Dexie } from 'dexie';
+import { SyncError } from '../../src/errors.ts';
+import type { SyncDatabase } from '../../src/schema.ts';
+import { createWorkset, type Workset } from './workset.ts';
+
+/** Keys of the `meta` table. */
+export const META = {
+  cursor: 'cursor',
+  binding: 'binding',
+  lastSuccess: 'lastSuccess',
+  /** Changes whenever the store is wiped: a pull that began before must not store its cursor after. */
+  epoch: 'epoch',
+} as const;
+
+/** A pull that began on an empty store: only what it wrote itself can exist (see `createWorkset`). */
+export interface FreshPull {
+  written: Set<string>;
+}
+
+/** An edit's result and the guids whose view it changed. */
+export interface Edited<T> {
+  result: T;
+  changed: string[];
+}
+
+/** The database and its transaction helpers, shared by the store's parts. */
+export interface StoreCore {
+  readonly db: SyncDatabase;
+  /** Run `work` in one read-write transaction over every table, through a unit of work. */
+  edit<T>(work: (ws: Workset) => Promise<T>, fresh?: FreshPull): Promise<Edited<T>>;
+  /** Run `work` in one read-only transaction over every table. */
+  read<T>(work: () => Promise<T>): Promise<T>;
+}
+
+/** Turn Dexie/IndexedDB failures into `SyncError`s (quota first: it is the one a user can act on). */
+export function storageError(error: unknown): unknown {
+  if (error instanceof SyncError) return error;
+  const names: string[] = [];
+  let e: unknown = error;
+  for (let i = 0; i < 4 && e && typeof e === 'object'; i++) {
+    names.push(String((e as { name?: unknown }).name));
+    e = (e as { inner?: unknown }).inner;
+  }
+  if (names.some((n) => n === 'QuotaExceededError' || n === 'QuotaExceeded')) {
+    return new SyncError('quota', 'the browser refused to store more data (storage quota exceeded)', { cause: error });
+  }
+  return error;
+}
+
+/** Whether an error means the database went away under us (deleted or closed by another context). */
+export function isClosedError(error: unknown): boolean {
+  return error instanceof Dexie.DatabaseClosedError;
+}
+
+/** Create the core over an (unopened) database. */
+export function createStoreCore(db: SyncDatabase): StoreCore {
+  const tables = [db.subscriptions, db.outbox, db.aliases, db.meta];
+  return {
+    db,
+    async edit(work, fresh) {
+      try {
+        return await db.transaction('rw', tables, async () => {
+          // Another tab may have queued a change since the pull began: then nothing can be assumed absent.
+          const assume = fresh && (await db.outbox.count()) === 0 ? (key: string) => !fresh.written.has(key) : undefined;
+          const ws = createWorkset(db, assume);
+          const result = await work(ws);
+          const changed = await ws.flush();
+          if (fresh) for (const key of ws.written()) fresh.written.add(key);
+          return { result, changed };
+        });
+      } catch (error) {
+        throw storageError(error);
+      }
+    },
+    async read(work) {
+      try {
+        return await db.transaction('r', tables, work);
+      } catch (error) {
+        throw storageError(error);
+      }
+    },
+  };
+}

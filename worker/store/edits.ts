@@ -1,0 +1,117 @@
+// The app's local edits: each one and its queue entry are written in one transaction, and the view the app
+// gets back is the row as that transaction leaves it.
+import { SyncError } from '../../src/errors.ts';
+import type { StoredChange } from '../../src/schema.ts';
+import type { Subscription, SubscriptionChange } from '../../src/types.ts';
+import { patchChange } from './acks.ts';
+import type { StoreCore } from './core.ts';
+import { toSubscription } from './view.ts';
+import type { Workset } from './workset.ts';
+
+/** A fresh queue entry. */
+export function queued(fields: Pick<StoredChange, 'guid' | 'kind'> & Partial<StoredChange>, now: number): StoredChange {
+  return { state: 'queued', version: 1, attempts: 0, notBefore: 0, createdAt: now, ...fields };
+}
+
+/** The public view of a row as this unit of work leaves it (saves a second read after the edit). */
+function viewIn(ws: Workset, key: string): Subscription {
+  const row = ws.row(key);
+  if (!row) throw new SyncError('not-found', `no subscription ${key}`);
+  return toSubscription(row);
+}
+
+/** The store's local edits; `newGuid` names a local add before the server has named it. */
+export function createEdits(core: StoreCore, newGuid: () => string) {
+  const { db, edit } = core;
+  return {
+    /** Queue an add; re-subscribes an existing row with that guid or feed URL. */
+    async add(feedUrl: string, guid: string | undefined, now: number, inFlight: ReadonlySet<number>) {
+      return edit(async (ws) => viewIn(ws, await addIn(ws)));
+      async function addIn(ws: Workset): Promise<string> {
+        const sameFeed = guid === undefined ? await db.subscriptions.where('feedUrl').equals(feedUrl).first() : undefined;
+        const candidate = guid ?? sameFeed?.guid ?? newGuid();
+        await ws.preload([candidate]);
+        const key = ws.resolve(candidate);
+        const row = ws.row(key);
+        const changes = ws.changes(key);
+        const last = changes[changes.length - 1];
+        if (row && !row.base && last?.kind === 'add' && last.state === 'queued' && !last.sent && !inFlight.has(last.id ?? -1)) {
+          last.feedUrl = feedUrl;
+          last.version++;
+          return ws.putChange(last);
+        }
+        if (!row) ws.createRow(key);
+        const fields: Pick<StoredChange, 'guid' | 'kind'> & Partial<StoredChange> = { guid: key, kind: 'add', feedUrl };
+        if (guid !== undefined) fields.addGuid = guid;
+        if (row?.base) fields.serverGuid = row.base.guid;
+        return ws.putChange(queued(fields, now));
+      }
+    },
+
+    /** Queue a change to an existing subscription, coalescing with a queued one not in flight. */
+    async update(guid: string, change: SubscriptionChange, now: number, inFlight: ReadonlySet<number>) {
+      return edit(async (ws) => viewIn(ws, await updateIn(ws)));
+      async function updateIn(ws: Workset): Promise<string> {
+        await ws.preload(change.guid === undefined ? [guid] : [guid, change.guid]);
+        const key = ws.resolve(guid);
+        const row = ws.row(key);
+        if (!row || (!row.base && row.pending === 0)) throw new SyncError('not-found', `no subscription ${guid}`);
+        if (row.deleted !== undefined) throw new SyncError('gone', `subscription ${guid} is deleted`);
+        const wanted: SubscriptionChange = { ...change };
+        if (wanted.guid === key) delete wanted.guid;
+        const changes = ws.changes(key);
+        const last = changes[changes.length - 1];
+        const editable = last && last.state === 'queued' && !inFlight.has(last.id ?? -1);
+        if (editable && last.kind === 'update') {
+          last.change = { ...last.change, ...wanted };
+          last.version++;
+          return ws.putChange(last);
+        }
+        if (editable && last.kind === 'add' && !last.sent && !row.base && wanted.guid === undefined && wanted.isSubscribed !== false) {
+          // Not sent yet: the POST can carry the new feed URL itself.
+          if (wanted.feedUrl !== undefined) last.feedUrl = wanted.feedUrl;
+          last.version++;
+          return ws.putChange(last);
+        }
+        return ws.putChange(queued({ guid: key, kind: 'update', change: wanted, ...(row.base ? { serverGuid: row.base.guid } : {}) }, now));
+      }
+    },
+
+    /** Queue a deletion; queued edits of the same subscription are dropped (they would be deleted anyway). */
+    async remove(guid: string, now: number, inFlight: ReadonlySet<number>) {
+      return edit(async (ws) => {
+        await ws.preload([guid]);
+        const key = ws.resolve(guid);
+        const row = ws.row(key);
+        if (!row || (!row.base && row.pending === 0)) throw new SyncError('not-found', `no subscription ${guid}`);
+        if (row.deleted !== undefined) return key;
+        for (const change of [...ws.changes(key)]) {
+          // An add that may have reached the server stays: the DELETE goes after it.
+          const keep = inFlight.has(change.id ?? -1) || (change.kind === 'add' && change.sent === true);
+          if (change.state === 'queued' && !keep) ws.deleteChange(change);
+        }
+        // Dropping a queued guid change re-keys the row back: continue under the key it has now.
+        const current = ws.resolve(key);
+        // An add that never left this device needs no DELETE: dropping it (done above) was the deletion.
+        if (!row.base && ws.changes(current).every((c) => c.state === 'failed')) return current;
+        return ws.putChange(queued({ guid: current, kind: 'remove', ...(row.base ? { serverGuid: row.base.guid } : {}) }, now));
+      });
+    },
+
+    /** Re-queue a failed change. */
+    async retry(id: number) {
+      const stored = await db.outbox.get(id);
+      if (!stored || stored.state !== 'failed') throw new SyncError('not-found', `no failed change ${id}`);
+      return patchChange(core, stored, { state: 'queued', attempts: 0, notBefore: 0, deletionId: undefined });
+    },
+
+    /** Drop a failed change. */
+    async discard(id: number) {
+      return edit(async (ws) => {
+        const current = await ws.loadChange(id);
+        if (!current || current.state !== 'failed') throw new SyncError('not-found', `no failed change ${id}`);
+        ws.deleteChange(current);
+      });
+    },
+  };
+}

@@ -1,0 +1,70 @@
+// The store's bookkeeping: which server (and account, and protocol) it belongs to, the pull cursor, the
+// epoch that tells a pull the store was wiped under it, and the time of the last successful sync.
+import { SyncError } from '../../src/errors.ts';
+import { META, type StoreCore } from './core.ts';
+
+/** What a store is bound to: one server and, when given, one account and protocol. */
+export interface Binding {
+  server: string;
+  account?: string;
+  /** Absent in stores written before protocols existed: those are Open Podcast API stores. */
+  protocol?: string;
+}
+
+const protocolOf = (binding: Binding): string => binding.protocol ?? 'opa';
+
+/** The store's bookkeeping reads and writes. */
+export function createMeta({ db }: StoreCore) {
+  const value = async (key: string): Promise<unknown> => (await db.meta.get(key))?.value;
+  return {
+    /** Check (or record, on first use) which server, account and protocol this database belongs to. */
+    async bind(binding: Binding): Promise<void> {
+      await db.transaction('rw', db.meta, async () => {
+        if (!(await db.meta.get(META.epoch))) await db.meta.put({ key: META.epoch, value: crypto.randomUUID() });
+        const stored = (await value(META.binding)) as Binding | undefined;
+        if (!stored) {
+          await db.meta.put({ key: META.binding, value: binding });
+          return;
+        }
+        const accountClash = binding.account !== undefined && stored.account !== undefined && stored.account !== binding.account;
+        if (stored.server !== binding.server || accountClash || protocolOf(stored) !== protocolOf(binding)) {
+          const who = `${stored.server}${stored.account ? ` (account ${stored.account})` : ''}${stored.protocol ? ` over ${stored.protocol}` : ''}`;
+          throw new SyncError('account-mismatch', `database "${db.name}" holds data of ${who}; call clear() to reuse it`);
+        }
+        if (binding.account !== undefined && stored.account === undefined) await db.meta.put({ key: META.binding, value: binding });
+      });
+    },
+
+    /** Wipe everything, binding included: the store belongs to no one until its next use binds it again. */
+    async clear(): Promise<void> {
+      const tables = [db.subscriptions, db.outbox, db.aliases, db.meta];
+      await db.transaction('rw', tables, async () => {
+        await Promise.all(tables.map((t) => t.clear()));
+        await db.meta.put({ key: META.epoch, value: crypto.randomUUID() });
+      });
+    },
+
+    /** The store's current epoch (see `META.epoch`). */
+    async epoch(): Promise<string | undefined> {
+      const v = await value(META.epoch);
+      return typeof v === 'string' ? v : undefined;
+    },
+
+    /** The stored cursor (server time, ms), if a pull ever completed. */
+    async cursor(): Promise<number | undefined> {
+      const v = await value(META.cursor);
+      return typeof v === 'number' ? v : undefined;
+    },
+
+    /** Device time of the last successful sync. */
+    async lastSuccess(): Promise<number | undefined> {
+      const v = await value(META.lastSuccess);
+      return typeof v === 'number' ? v : undefined;
+    },
+
+    /** Record a successful sync (device time, for display only). */
+    async setLastSuccess(at: number): Promise<void> {
+      await db.meta.put({ key: META.lastSuccess, value: at });
+    },
+  };
+}

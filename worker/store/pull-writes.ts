@@ -1,0 +1,91 @@
+// What a pull writes: server entries folded into the rows' bases (guid chains re-key and merge rows), with
+// the cursor committed in the same transaction as the pull's last entries.
+import type { ServerBase } from '../../src/schema.ts';
+import { formatTimestamp } from '../time.ts';
+import type { RemoteEntry } from '../transport.ts';
+import { META, type FreshPull, type StoreCore } from './core.ts';
+import { mergeBase } from './view.ts';
+
+/** How a pull's last batch completes it. */
+export interface PullCompletion {
+  /** The new cursor (server time, ms); undefined keeps the store without one. */
+  cursor: number | undefined;
+  /** A full listing's guids: live rows it did not name were deleted on the server. */
+  listed?: ReadonlySet<string>;
+  /** The store's epoch when the pull began: the cursor is not written if the store was wiped since. */
+  epoch: string | undefined;
+}
+
+function baseFrom(entry: RemoteEntry): ServerBase {
+  const base: ServerBase = {
+    guid: entry.newGuid ?? entry.guid,
+    feedUrl: entry.feedUrl,
+    isSubscribed: entry.isSubscribed,
+    at: entry.at,
+    dataAt: entry.dataAt,
+  };
+  if (entry.subscriptionChanged !== undefined) base.subscriptionChanged = entry.subscriptionChanged;
+  if (entry.guidChanged !== undefined) base.guidChanged = entry.guidChanged;
+  if (entry.deleted !== undefined) base.deleted = entry.deleted;
+  return base;
+}
+
+/** The store's pull writes. */
+export function createPullWrites({ db, edit, read }: StoreCore) {
+  return {
+    /** Apply validated server entries in one transaction (and complete the pull with them). Returns the changed guids. */
+    async applyEntries(entries: readonly RemoteEntry[], completion?: PullCompletion, fresh?: FreshPull) {
+      return edit(async (ws) => {
+        const guids: string[] = [];
+        for (const e of entries) {
+          guids.push(e.guid);
+          if (e.newGuid !== undefined) guids.push(e.newGuid);
+        }
+        await ws.preload(guids);
+        for (const entry of entries) {
+          const base = baseFrom(entry);
+          const newest = base.guid;
+          const k1 = ws.resolve(entry.guid);
+          const r1 = ws.row(k1);
+          const k2 = newest === entry.guid ? k1 : ws.resolve(newest);
+          const r2 = k2 === k1 ? r1 : ws.row(k2);
+          if (newest !== entry.guid) ws.alias(entry.guid, newest);
+          if (r1 && r2 && k1 !== k2) {
+            // Two local rows are one on the server now: re-key the old one onto the newest (merging them).
+            ws.setBase(k1, { ...(r1.base ?? base), guid: k2 });
+          }
+          const key = r2 ? k2 : r1 ? k1 : newest;
+          const merged = mergeBase(ws.row(key)?.base, base);
+          if (!merged) continue;
+          const finalKey = ws.setBase(key, merged);
+          if (finalKey !== newest) ws.alias(newest, finalKey);
+        }
+        if (!completion || completion.cursor === undefined) return;
+        const { cursor, listed } = completion;
+        if (listed) {
+          // The listing was complete: what it left out was deleted on the server (with the cursor, atomically).
+          const stale = (await db.subscriptions.toArray()).filter((r) => r.base && r.base.deleted === undefined && !listed.has(r.base.guid));
+          await ws.preload(stale.map((r) => r.guid));
+          for (const r of stale) {
+            const row = ws.row(r.guid);
+            if (row?.base && row.base.deleted === undefined && !listed.has(row.base.guid)) {
+              ws.setBase(r.guid, { ...row.base, deleted: formatTimestamp(cursor) });
+            }
+          }
+        }
+        // Compare-and-set: if the store was wiped since the pull began, its earlier pages are gone too.
+        if (completion.epoch === undefined || (await db.meta.get(META.epoch))?.value === completion.epoch) {
+          await db.meta.put({ key: META.cursor, value: cursor });
+        }
+      }, fresh);
+    },
+
+    /** Whether the store holds nothing at all (a first pull may then skip reading what cannot exist). */
+    async isEmpty(): Promise<boolean> {
+      return read(async () => {
+        const counts = await Promise.all([db.subscriptions.count(), db.aliases.count(), db.outbox.count()]);
+        return counts.every((n) => n === 0);
+      });
+    },
+  };
+}

@@ -1,0 +1,108 @@
+// Reads of the local view and of the queue; they never write.
+import type { StoredChange, StoredSubscription } from '../../src/schema.ts';
+import type { FailedChange, PendingChange, Subscription, SubscriptionFilter } from '../../src/types.ts';
+import type { StoreCore } from './core.ts';
+import { toSubscription } from './view.ts';
+
+const MAX_HOPS = 64;
+
+/** Whether a row is part of the app's view: a local add the server refused has no server state and nothing live. */
+export function visible(row: StoredSubscription): boolean {
+  return row.base !== undefined || row.pending > 0;
+}
+
+/** The public shape of a queued change. */
+export function toPending(change: StoredChange): PendingChange {
+  const pending: PendingChange = {
+    id: change.id!,
+    kind: change.kind,
+    guid: change.guid,
+    createdAt: change.createdAt,
+    attempts: change.attempts,
+  };
+  if (change.feedUrl !== undefined) pending.feedUrl = change.feedUrl;
+  if (change.change !== undefined) pending.change = { ...change.change };
+  if (change.deletionId !== undefined) pending.deletionId = change.deletionId;
+  if (change.lastError !== undefined) pending.lastError = change.lastError;
+  return pending;
+}
+
+/** The store's reads. */
+export function createReads({ db, read }: StoreCore) {
+  async function resolveKey(guid: string): Promise<string> {
+    let current = guid;
+    for (let hop = 0; hop < MAX_HOPS; hop++) {
+      const alias = await db.aliases.get(current);
+      if (!alias || alias.to === guid) return current;
+      current = alias.to;
+    }
+    return current;
+  }
+
+  async function pendingChanges(): Promise<StoredChange[]> {
+    const list = await db.outbox.where('state').anyOf('queued', 'deleting').toArray();
+    return list.sort((a, b) => a.id! - b.id!);
+  }
+
+  return {
+    /** The local view. */
+    async list(filter: SubscriptionFilter = {}): Promise<Subscription[]> {
+      const rows = await read(() => db.subscriptions.toArray());
+      const out: Subscription[] = [];
+      for (const row of rows) {
+        if (!visible(row)) continue;
+        if (!filter.includeDeleted && row.deleted !== undefined) continue;
+        if (filter.subscribed !== undefined && row.isSubscribed !== filter.subscribed) continue;
+        out.push(toSubscription(row));
+      }
+      return out;
+    },
+
+    /** One entry, following aliases. */
+    async get(guid: string): Promise<Subscription | undefined> {
+      const row = await read(async () => db.subscriptions.get(await resolveKey(guid)));
+      return row && visible(row) ? toSubscription(row) : undefined;
+    },
+
+    /** Queued changes (not failed), oldest first. */
+    pendingChanges,
+
+    /** Public shapes of the queue. */
+    async pending(): Promise<PendingChange[]> {
+      return (await pendingChanges()).map(toPending);
+    },
+
+    /** Changes the server refused. */
+    async failed(): Promise<FailedChange[]> {
+      const list = await db.outbox.where('state').equals('failed').sortBy('id');
+      return list.map((c) => ({ ...toPending(c), reason: c.lastError ?? { code: 'invalid', message: 'refused' } }));
+    },
+
+    /** Counts for status. */
+    async counts(): Promise<{ pending: number; failed: number }> {
+      const [pending, failed] = await Promise.all([
+        db.outbox.where('state').anyOf('queued', 'deleting').count(),
+        db.outbox.where('state').equals('failed').count(),
+      ]);
+      return { pending, failed };
+    },
+
+    /**
+     * The guid to address a queued change to on the server (it follows chains from older guids), read from
+     * the change as stored now: the copy the push read may name a row a later guid change has re-keyed.
+     */
+    async address(change: StoredChange): Promise<string | undefined> {
+      return read(async () => {
+        const current = (await db.outbox.get(change.id!)) ?? change;
+        if (current.serverGuid !== undefined) return current.serverGuid;
+        const row = await db.subscriptions.get(await resolveKey(current.guid));
+        return row?.base?.guid;
+      });
+    },
+
+    /** Every guid the store has (for the `change` event after `clear()`). */
+    async allKeys(): Promise<string[]> {
+      return (await db.subscriptions.toCollection().primaryKeys()) as string[];
+    },
+  };
+}

@@ -1,0 +1,86 @@
+// The seam between the engine and a protocol. The engine (schedule, outbox, store) knows only this file:
+// a transport pulls what changed into a sink and sends queued changes, answering with neutral outcomes.
+import type { SyncError } from '../src/errors.ts';
+import type { StoredChange } from '../src/schema.ts';
+import type { DeletionStatus, PullProgress } from '../src/types.ts';
+
+/** A server entry in the engine's terms: validated, protocol-neutral, its timestamps read once. */
+export interface RemoteEntry {
+  /** The guid as the server listed it (with a `since`, possibly an older link of a chain). */
+  guid: string;
+  /** The newest guid of the chain, when the guid changed. */
+  newGuid?: string;
+  feedUrl: string;
+  isSubscribed: boolean;
+  subscriptionChanged?: string;
+  guidChanged?: string;
+  deleted?: string;
+  /** Greatest of the entry's timestamps in ms (0 when it has none): orders server states. */
+  at: number;
+  /** `subscriptionChanged` in ms (0 when absent): orders the feed address and flag on their own. */
+  dataAt: number;
+}
+
+/** The server's own record of a subscription it just added. */
+export interface AddedEntry {
+  guid: string;
+  feedUrl: string;
+  isSubscribed: boolean;
+  subscriptionChanged?: string;
+}
+
+/** What the server says changed by an update (fields it did not name are as sent). */
+export interface UpdateResult {
+  feedUrl?: string;
+  isSubscribed?: boolean;
+  subscriptionChanged?: string;
+  newGuid?: string;
+  guidChanged?: string;
+}
+
+/** Where a pull writes; each `apply` is one transaction. */
+export interface PullSink {
+  /** The stored cursor (a server time in ms), when a pull ever completed. */
+  readonly cursor: number | undefined;
+  /** Whether the store held nothing when the pull began (every row then is one this pull wrote). */
+  readonly empty: boolean;
+  /**
+   * Store entries. With `complete`, this is the pull's last batch: the cursor commits with it (and, for a
+   * full listing, every live row the listing did not name becomes a tombstone). Returns how many views changed.
+   */
+  apply(entries: readonly RemoteEntry[], complete?: { cursor: number | undefined; listed?: ReadonlySet<string> }): Promise<number>;
+  progress(progress: PullProgress): void;
+}
+
+/** One queued change to send, with the guid the server knows its subscription by (if it has one yet). */
+export interface SendItem {
+  change: StoredChange;
+  target: string | undefined;
+}
+
+/** The server's answer to one sent change. */
+export type SendOutcome =
+  | { type: 'added'; entry: AddedEntry }
+  | { type: 'updated'; result: UpdateResult }
+  | { type: 'deletion-started'; deletionId: number }
+  | { type: 'deleted' }
+  | { type: 'deletion-pending' }
+  | { type: 'deletion-failed'; message: string }
+  /** A local guid the server knew by another name is that name now (gPodder's `update_urls`). */
+  | { type: 'error'; error: SyncError };
+
+/** A protocol: how to pull, how to send, and what it can express. */
+export interface Transport {
+  /** Bound into the store with the server, so one database never mixes protocols. */
+  readonly protocol: string;
+  /** How queued changes travel: a request each (several at once), or all ready ones in one request. */
+  readonly batching: 'each' | 'all';
+  /** Whether a subscription's guid can be changed. */
+  readonly guidChanges: boolean;
+  /** Pull everything changed since `sink.cursor`. */
+  pull(sink: PullSink): Promise<void>;
+  /** Send changes (one, or a batch); resolves with an outcome per item, in order. */
+  send(items: readonly SendItem[]): Promise<SendOutcome[]>;
+  /** A deletion job's status, where the protocol has deletion jobs. */
+  deletion?(id: number): Promise<DeletionStatus>;
+}
