@@ -1,5 +1,5 @@
 import type { Entry } from './entry.ts';
-import type { DeletionOutcome, DeletionState, WireDeletionStatus } from './types.ts';
+import type { DeletionOutcome, DeletionState, ServerTime, WireDeletionStatus } from './types.ts';
 
 /** The messages the published samples use for each deletion state. */
 export const DELETION_MESSAGES: Record<DeletionState, string> = {
@@ -24,11 +24,11 @@ interface Job {
   id: number;
   entry: Entry;
   state: DeletionState;
-  timer?: ReturnType<typeof setTimeout>;
+  timer?: unknown;
 }
 
 /** Create the job runner; `apply` turns the entry into a tombstone when a job succeeds. */
-export function createDeletions(delayMs: number, apply: (entry: Entry) => void): Deletions {
+export function createDeletions(delayMs: number, apply: (entry: Entry) => void, time: Pick<ServerTime, 'setTimeout' | 'clearTimeout'>): Deletions {
   let jobs = new Map<number, Job>();
   let pending = new Map<Entry, Job>();
   let nextId = 1;
@@ -49,7 +49,7 @@ export function createDeletions(delayMs: number, apply: (entry: Entry) => void):
       const job: Job = { id: nextId++, entry, state: 'PENDING' };
       // Decided now, so `deletionOutcome` governs the jobs started after it, not the ones finishing after it.
       const result = takeOutcome();
-      job.timer = setTimeout(() => {
+      job.timer = time.setTimeout(() => {
         job.timer = undefined;
         pending.delete(job.entry);
         if (result === 'success') apply(job.entry);
@@ -71,7 +71,7 @@ export function createDeletions(delayMs: number, apply: (entry: Entry) => void):
       delay = ms;
     },
     reset(ms) {
-      for (const job of jobs.values()) clearTimeout(job.timer);
+      for (const job of jobs.values()) if (job.timer !== undefined) time.clearTimeout(job.timer);
       jobs = new Map();
       pending = new Map();
       delay = ms;

@@ -12,7 +12,7 @@ import { createRandom } from './random.ts';
 import { createRoutes } from './routes.ts';
 import { spoil } from './spoil.ts';
 import { createStore } from './store.ts';
-import type { RefServer, ServerOptions } from './types.ts';
+import type { RefServer, ServerOptions, ServerTime } from './types.ts';
 import { toView } from './wire.ts';
 
 export type * from './types.ts';
@@ -26,11 +26,16 @@ export async function startServer(opts: ServerOptions = {}): Promise<RefServer> 
   const tokens = new Set(typeof opts.token === 'string' ? [opts.token] : (opts.token ?? ['demo-token']));
   const initialLatency = opts.latencyMs ?? 0;
   const initialDeletionDelay = opts.deletionDelayMs ?? 30;
-  const clock = createClock();
+  const time: ServerTime = opts.time ?? {
+    now: () => Date.now(),
+    setTimeout: (callback, ms) => setTimeout(callback, ms),
+    clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+  };
+  const clock = createClock(() => time.now());
   const random = createRandom(RANDOM_SEED);
   const store = createStore(clock, random);
   const listing = createListing(store, random);
-  const deletions = createDeletions(initialDeletionDelay, (e) => store.markDeleted(e));
+  const deletions = createDeletions(initialDeletionDelay, (e) => store.markDeleted(e), time);
   const faults = createFaults();
   const log = createRequestLog();
   const route = createRoutes(store, listing, deletions, {
@@ -41,11 +46,11 @@ export async function startServer(opts: ServerOptions = {}): Promise<RefServer> 
   let latency = initialLatency;
   let codeAsString = false;
   let closed = false;
-  const timers = new Set<ReturnType<typeof setTimeout>>();
+  const timers = new Set<unknown>();
 
   const sleep = (ms: number): Promise<void> =>
     new Promise((resolve) => {
-      const t = setTimeout(() => {
+      const t = time.setTimeout(() => {
         timers.delete(t);
         resolve();
       }, ms);
@@ -159,7 +164,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RefServer> 
     close() {
       if (closed) return Promise.resolve();
       closed = true;
-      for (const t of timers) clearTimeout(t);
+      for (const t of timers) time.clearTimeout(t);
       timers.clear();
       deletions.reset(0);
       return new Promise<void>((resolve) => {

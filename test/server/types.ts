@@ -168,6 +168,15 @@ export interface ServerOptions {
   deleteStatus?: 201 | 202;
   /** Style of `next` / `previous` links. @default 'absolute' */
   links?: LinkStyle;
+  /** The server's time: its clock, latency and deletion-job timers (a simulation drives it). @default the wall clock */
+  time?: ServerTime;
+}
+
+/** Where the server reads the time and sets its timers. */
+export interface ServerTime {
+  now(): number;
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
 }
 
 /** The "another device" handle: same semantics as the HTTP operations, without HTTP. */
