@@ -1,0 +1,44 @@
+import type { Reply } from '../http.ts';
+import {
+  bool, createAdminDispatch, failOptions, failStatus, faultMatch, need, num, str, strings, BadInput, type AdminBody, type AdminRoute,
+} from '../admin-input.ts';
+import { ForeignError } from '../foreign.ts';
+import type { GpodderServer, ListTarget } from './types.ts';
+
+/** What the admin route may drive: the server's controls without its lifecycle. */
+export type GpodderControl = Omit<GpodderServer, 'url' | 'origin' | 'port' | 'close' | 'dialect' | 'users'>;
+
+const target = (b: AdminBody): ListTarget => ({ user: str(b, 'user'), device: str(b, 'device') });
+
+/** Create the `/__admin/...` handler of the gPodder server: no credentials, not logged, never faulted. */
+export function createGpodderAdmin(control: GpodderControl): (method: string, path: string, text: string) => Reply {
+  const routes: Record<string, AdminRoute> = {
+    'POST /reset': () => control.reset(),
+    'POST /seed': (b) => ({ urls: control.seed(num(b, 'n'), target(b)) }),
+    // GET has no body: it reads the first user's account list; POST names a user and device.
+    'GET /state': () => control.state(),
+    'POST /state': (b) => control.state(target(b)),
+    'GET /devices': () => control.devices(),
+    'POST /devices': (b) => control.devices(str(b, 'user')),
+    'POST /register': (b) =>
+      control.registerDevice(need(str(b, 'device'), 'device is required'), { caption: str(b, 'caption'), type: str(b, 'type') }, str(b, 'user')),
+    'POST /sync': (b) => {
+      const groups = b.groups;
+      if (!Array.isArray(groups) || !groups.every((g) => Array.isArray(g) && g.every((d) => typeof d === 'string'))) {
+        throw new BadInput('groups must be a list of lists of device ids');
+      }
+      control.syncDevices(groups as string[][], str(b, 'user'));
+    },
+    'GET /timestamp': () => ({ timestamp: control.timestamp() }),
+    'POST /foreign': (b) => control.foreign.upload({ add: strings(b, 'add'), remove: strings(b, 'remove') }, target(b)),
+    'GET /log': () => control.log(),
+    'DELETE /log': () => control.clearLog(),
+    'POST /fail': (b) => control.failNext(num(b, 'count', 1), failStatus(b), faultMatch(b), failOptions(b)),
+    'POST /drop': (b) => control.dropNext(num(b, 'count', 1), faultMatch(b), { afterHandling: bool(b, 'afterHandling') }),
+    'POST /malform': (b) =>
+      control.malformNext(num(b, 'count', 1), faultMatch(b), str(b, 'body'), { afterHandling: bool(b, 'afterHandling') }),
+    'POST /clear-faults': () => control.clearFaults(),
+    'POST /latency': (b) => control.setLatency(num(b, 'ms')),
+  };
+  return createAdminDispatch(routes, (err): err is ForeignError => err instanceof ForeignError);
+}

@@ -1,0 +1,147 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createAccounts } from './accounts.ts';
+import { createGpodderAdmin, type GpodderControl } from './admin.ts';
+import { createApi2, type GpodderRequest } from './api2.ts';
+import { createAuth } from './auth.ts';
+import { createDataControl } from './control.ts';
+import { createNextcloud, NEXTCLOUD_BASE } from './nextcloud.ts';
+import type { GpodderServer, GpodderServerOptions } from './types.ts';
+import { createFaults } from '../faults.ts';
+import { readBody, replyText, send, type Reply } from '../http.ts';
+import { createSleeper, listen, platformTimers } from '../listen.ts';
+import { createRequestLog } from '../log.ts';
+import { createRandom } from '../random.ts';
+import { spoil } from '../spoil.ts';
+
+export type * from './types.ts';
+export { ForeignError } from '../foreign.ts';
+export { NEXTCLOUD_BASE } from './nextcloud.ts';
+
+const BODY_LIMIT = 64 * 1024 * 1024;
+const RANDOM_SEED = 0x9bd;
+const DEFAULT_USERS = { alice: 'alice-password' };
+
+/** Start a gPodder v2 + Nextcloud gPodder Sync reference server on 127.0.0.1; resolves once it listens. */
+export async function startGpodderServer(opts: GpodderServerOptions = {}): Promise<GpodderServer> {
+  const dialect = opts.dialect ?? 'mygpo';
+  const users = { ...(opts.users ?? DEFAULT_USERS) };
+  if (Object.keys(users).length === 0) throw new Error('startGpodderServer needs at least one user');
+  const now = opts.now ?? Date.now;
+  const initialLatency = opts.latencyMs ?? 0;
+  // gpodder.net sends CORS headers; opodsync (and Nextcloud) send none, so a page needs one origin.
+  const cors = dialect === 'mygpo';
+  const accounts = createAccounts(users);
+  const auth = createAuth(accounts);
+  let random = createRandom(RANDOM_SEED);
+  const faults = createFaults('');
+  const log = createRequestLog();
+  const sleeper = createSleeper(opts.scheduler ?? platformTimers);
+  const routes = { dialect, accounts, auth, now };
+  const api2 = createApi2(routes);
+  const nextcloud = createNextcloud(routes);
+  const data = createDataControl(dialect, accounts, () => random, now);
+  let latency = initialLatency;
+  let closed = false;
+
+  const seedAll = (): void => {
+    if (opts.seed) for (const user of Object.keys(users)) data.seed(opts.seed, { user });
+  };
+  const control: GpodderControl = {
+    reset() {
+      accounts.clear();
+      auth.clear();
+      faults.clear();
+      log.clear();
+      latency = initialLatency;
+      // A fresh random source: the seeded feeds are the same after every reset.
+      random = createRandom(RANDOM_SEED);
+      seedAll();
+    },
+    seed: (n, target) => data.seed(n, target),
+    state: (target) => data.state(target),
+    subscribed: (target) => data.subscribed(target),
+    registerDevice: (device, update, user) => data.registerDevice(device, update, user),
+    devices: (user) => data.devices(user),
+    syncDevices: (groups, user) => data.syncDevices(groups, user),
+    timestamp: () => data.timestamp(),
+    foreign: data.foreign,
+    setLatency(ms) {
+      latency = ms;
+    },
+    failNext: (count, status, match, o) => faults.add({ ...o, kind: 'fail', remaining: count, status, match }),
+    dropNext: (count, match, o) => faults.add({ ...o, kind: 'drop', remaining: count, match }),
+    malformNext: (count, match, body, o) => faults.add({ ...o, kind: 'malform', remaining: count, match, body }),
+    clearFaults: () => faults.clear(),
+    log: () => log.entries(),
+    clearLog: () => log.clear(),
+  };
+  const admin = createGpodderAdmin(control);
+
+  const write = (req: IncomingMessage, res: ServerResponse, reply: Reply): void =>
+    send(req, res, reply.status, replyText(reply, false), reply.headers, reply.contentType, cors);
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const method = (req.method ?? 'GET').toUpperCase();
+    const path = url.pathname;
+    const body = await readBody(req, BODY_LIMIT);
+    if (path === '/__admin' || path.startsWith('/__admin/')) {
+      if (method === 'OPTIONS') return send(req, res, 204, undefined);
+      const reply = admin(method, path.slice('/__admin'.length), body ?? '');
+      return send(req, res, reply.status, replyText(reply, false), reply.headers);
+    }
+    if (!path.startsWith('/api/') && path !== NEXTCLOUD_BASE && !path.startsWith(`${NEXTCLOUD_BASE}/`)) {
+      return send(req, res, 404, 'Not Found', {}, 'text/plain; charset=utf-8', cors);
+    }
+
+    const request: GpodderRequest = {
+      method,
+      path,
+      query: url.searchParams,
+      body: body ?? '',
+      authorization: req.headers.authorization,
+      cookie: req.headers.cookie,
+    };
+    const authorized = auth.identify(request.authorization, path.startsWith('/api/') ? request.cookie : undefined, true).ok;
+    const entry = log.record({ method, path, query: url.searchParams, headers: req.headers, body: body ?? '', authorized });
+    if (latency > 0) await sleeper.sleep(latency);
+    if (closed) return;
+
+    // Faults come after the latency and before auth, as a proxy in front of the server would.
+    const rule = faults.take(method, path);
+    if (rule) entry.fault = rule.kind;
+    if (rule && !rule.afterHandling) {
+      entry.status = spoil(req, res, rule, undefined, false, cors);
+      return;
+    }
+    let reply: Reply;
+    if (method === 'OPTIONS' && cors) reply = { status: 204 };
+    else if (body === undefined) reply = { status: 413, text: 'Request body too large', contentType: 'text/plain; charset=utf-8' };
+    else reply = api2(request) ?? nextcloud(request)!;
+    if (rule) {
+      entry.status = spoil(req, res, rule, reply, false, cors);
+      return;
+    }
+    entry.status = reply.status;
+    write(req, res, reply);
+  }
+
+  const server = await listen(opts.port ?? 0, handle, 'gpodder reference server');
+  const origin = `http://127.0.0.1:${server.port}`;
+  seedAll();
+
+  return {
+    ...control,
+    url: origin,
+    origin,
+    port: server.port,
+    dialect,
+    users,
+    close() {
+      if (closed) return Promise.resolve();
+      closed = true;
+      sleeper.cancelAll();
+      return server.close();
+    },
+  };
+}

@@ -1,0 +1,159 @@
+// Wire shapes of the gPodder v2 and Nextcloud gPodder Sync subscription endpoints, and the gPodder
+// reference server's own options, views and control types. No logic here.
+import type { TimerHost } from '../listen.ts';
+import type { FaultMatch, FaultOptions, RequestLogEntry } from '../types.ts';
+
+/** The body of `GET /api/2/subscriptions/{user}/{device}.json` and of the Nextcloud `subscriptions`. */
+export interface WireChanges {
+  add: string[];
+  remove: string[];
+  /** Server clock, seconds. */
+  timestamp: number;
+  /** opodsync adds it to every answer, always empty. */
+  update_urls?: [string, string][];
+}
+
+/** The body of a subscriptions POST (`/api/2/...` or Nextcloud `subscription_change/create`). */
+export interface WireUpload {
+  add?: string[];
+  remove?: string[];
+}
+
+/** The answer to a subscriptions POST; the Nextcloud app sends `timestamp` alone. */
+export interface WireUploadResult {
+  /** Server clock, seconds. */
+  timestamp: number;
+  /** `[sent, stored]` for each URL the server rewrote; `stored` is "" when it refused the URL. */
+  update_urls?: [string, string][];
+}
+
+/** The body of `POST /api/2/devices/{user}/{device}.json`. */
+export interface WireDeviceUpdate {
+  caption?: string;
+  type?: string;
+}
+
+/** One item of `GET /api/2/devices/{user}.json` (mygpo's shape). */
+export interface WireDevice {
+  id: string;
+  caption: string;
+  type: string;
+  subscriptions: number;
+}
+
+/** `GET /api/2/sync-devices/{user}.json` and the answer to its POST. */
+export interface WireSyncStatus {
+  synchronized: string[][];
+  'not-synchronized': string[];
+}
+
+/** The body of `POST /api/2/sync-devices/{user}.json`. */
+export interface WireSyncRequest {
+  synchronize?: string[][];
+  'stop-synchronize'?: string[];
+}
+
+/**
+ * Whose behaviour the server copies. `'mygpo'`: each path family as its original server does it
+ * (gpodder.net for `/api/2`, the Nextcloud gPodder Sync app for `/index.php/apps/gpoddersync`).
+ * `'opodsync'`: both families as opodsync 0.5.3 serves them.
+ */
+export type GpodderDialect = 'mygpo' | 'opodsync';
+
+/** Timers the server sets (latency); a simulation passes its own. */
+export type GpodderScheduler = TimerHost;
+
+/** Options of `startGpodderServer`. */
+export interface GpodderServerOptions {
+  /** TCP port on 127.0.0.1; 0 picks a free one. @default 0 */
+  port?: number;
+  /** @default 'mygpo' */
+  dialect?: GpodderDialect;
+  /** Accounts, name to password. @default { alice: 'alice-password' } */
+  users?: Record<string, string>;
+  /** Realistic subscriptions to create for every user at start (on the account, see `seed`). @default 0 */
+  seed?: number;
+  /** Delay before every API answer, in ms. @default 0 */
+  latencyMs?: number;
+  /** The server's clock in ms since the epoch; wire timestamps are its seconds. @default Date.now */
+  now?: () => number;
+  /** Where the latency timers go. @default the platform's setTimeout */
+  scheduler?: GpodderScheduler;
+}
+
+/** Which subscription list an in-process operation reads or writes. */
+export interface ListTarget {
+  /** @default the first configured user */
+  user?: string;
+  /**
+   * A device id (mygpo keeps a list per device; opodsync ignores it). Omitted: the account as a whole,
+   * which under mygpo means every device the user has now, its sync groups, and the Nextcloud list.
+   */
+  device?: string;
+}
+
+/** One URL of a list as the server holds it. */
+export interface GpodderRowView {
+  url: string;
+  subscribed: boolean;
+  /** When it last changed, in the server's seconds. */
+  changed: number;
+}
+
+/** A registered device. */
+export interface GpodderDeviceView {
+  id: string;
+  caption: string;
+  type: string;
+  /** URLs subscribed on it now. */
+  subscriptions: number;
+}
+
+/** Another client changing the account: upload semantics without HTTP, so a pull sees the changes. */
+export interface GpodderForeign {
+  /** Like a POST of `{add, remove}` from `target`'s device (or the website, for the whole account); throws `GpodderRefusal` as HTTP would refuse it. */
+  upload(change: WireUpload, target?: ListTarget): WireUploadResult;
+  /** Subscribe `urls`. */
+  add(urls: string[], target?: ListTarget): WireUploadResult;
+  /** Unsubscribe `urls`. */
+  remove(urls: string[], target?: ListTarget): WireUploadResult;
+}
+
+/** A running gPodder reference server and its controls. */
+export interface GpodderServer {
+  /** `http://127.0.0.1:PORT`: a client's `baseUrl` for both path families. */
+  readonly url: string;
+  readonly origin: string;
+  readonly port: number;
+  readonly dialect: GpodderDialect;
+  /** The configured accounts, name to password. */
+  readonly users: Readonly<Record<string, string>>;
+  /** Stop listening, drop every socket, clear timers. */
+  close(): Promise<void>;
+  /** Back to the start state: the seeded data only, no devices, no sessions, no faults, empty log, no latency. */
+  reset(): void;
+  /** Subscribe `n` realistic feeds on `target`; returns their URLs. */
+  seed(n: number, target?: ListTarget): string[];
+  /** Every URL `target`'s list ever held, in first-seen order (the account list when no device is named). */
+  state(target?: ListTarget): GpodderRowView[];
+  /** The URLs `target`'s list holds subscribed now. */
+  subscribed(target?: ListTarget): string[];
+  /** Create or update a device, as `POST /api/2/devices/...` does. */
+  registerDevice(device: string, update?: WireDeviceUpdate, user?: string): void;
+  /** The user's devices. */
+  devices(user?: string): GpodderDeviceView[];
+  /** Group devices (mygpo's sync-devices): writes on one apply to all, grouping merges their subscriptions. */
+  syncDevices(groups: string[][], user?: string): void;
+  /** The server clock now, in seconds: what the next answer's `timestamp` would be. */
+  timestamp(): number;
+  /** Changes made by other clients. */
+  readonly foreign: GpodderForeign;
+  setLatency(ms: number): void;
+  failNext(count: number, status: number, match?: FaultMatch, opts?: FaultOptions): void;
+  dropNext(count: number, match?: FaultMatch, opts?: Pick<FaultOptions, 'afterHandling'>): void;
+  malformNext(count: number, match?: FaultMatch, body?: string, opts?: Pick<FaultOptions, 'afterHandling'>): void;
+  clearFaults(): void;
+  /** API requests seen so far, oldest first (admin requests are not logged). */
+  log(): RequestLogEntry[];
+  clearLog(): void;
+}
