@@ -1,22 +1,31 @@
-// `npm run server -- --port N [--token T]... [--seed K] [--latency MS] [--max-per-page M]
-//   [--deletion-delay MS] [--delete-status 201|202] [--links absolute|relative|none]`
+// `npm run server -- [--protocol opa|gpodder|nextcloud] --port N ...`
+//   opa (default): [--token T]... [--seed K] [--latency MS] [--max-per-page M] [--deletion-delay MS]
+//                  [--delete-status 201|202] [--links absolute|relative|none]
+//   gpodder, nextcloud (one server serves both path families):
+//                  [--dialect mygpo|opodsync] [--user NAME:PASSWORD]... [--seed K] [--latency MS]
 import { parseArgs } from 'node:util';
+import { startGpodderServer } from './gpodder/server.ts';
+import type { GpodderDialect } from './gpodder/types.ts';
 import { startServer } from './server.ts';
 import type { LinkStyle, ServerOptions } from './types.ts';
+
+/** Print a usage error and exit with code 2. */
+function usage(message: string): never {
+  console.error(message);
+  process.exit(2);
+}
 
 /** A non-negative integer flag, or exit with a usage error. */
 function int(name: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
-  if (!/^\d+$/.test(text)) {
-    console.error(`--${name} must be a non-negative integer, got ${JSON.stringify(text)}`);
-    process.exit(2);
-  }
+  if (!/^\d+$/.test(text)) usage(`--${name} must be a non-negative integer, got ${JSON.stringify(text)}`);
   return Number(text);
 }
 
 const { values } = parseArgs({
   options: {
-    port: { type: 'string', default: '8787' },
+    protocol: { type: 'string', default: 'opa' },
+    port: { type: 'string' },
     token: { type: 'string', multiple: true },
     seed: { type: 'string' },
     latency: { type: 'string' },
@@ -24,32 +33,67 @@ const { values } = parseArgs({
     'deletion-delay': { type: 'string' },
     'delete-status': { type: 'string' },
     links: { type: 'string' },
+    dialect: { type: 'string' },
+    user: { type: 'string', multiple: true },
   },
 });
 
-const deleteStatus = int('delete-status', values['delete-status']);
-const links = values.links;
-if (deleteStatus !== undefined && deleteStatus !== 201 && deleteStatus !== 202) {
-  console.error('--delete-status must be 201 or 202');
-  process.exit(2);
-}
-if (links !== undefined && links !== 'absolute' && links !== 'relative' && links !== 'none') {
-  console.error('--links must be absolute, relative or none');
-  process.exit(2);
-}
-const opts: ServerOptions = {
-  port: int('port', values.port),
-  token: values.token?.flatMap((t) => t.split(',')),
-  seed: int('seed', values.seed),
-  latencyMs: int('latency', values.latency),
-  maxPerPage: int('max-per-page', values['max-per-page']),
-  deletionDelayMs: int('deletion-delay', values['deletion-delay']),
-  deleteStatus,
-  links: links as LinkStyle | undefined,
+const protocol = values.protocol;
+if (protocol !== 'opa' && protocol !== 'gpodder' && protocol !== 'nextcloud') usage('--protocol must be opa, gpodder or nextcloud');
+const only = (flags: string[], where: string): void => {
+  const given = flags.find((f) => values[f as keyof typeof values] !== undefined);
+  if (given) usage(`--${given} applies to --protocol ${where} only`);
 };
 
-const server = await startServer(opts);
-console.log(`listening on ${server.url}`);
+/** Start the Open Podcast API server. */
+async function startOpa(): Promise<{ close(): Promise<void> }> {
+  only(['dialect', 'user'], 'gpodder or nextcloud');
+  const deleteStatus = int('delete-status', values['delete-status']);
+  const links = values.links;
+  if (deleteStatus !== undefined && deleteStatus !== 201 && deleteStatus !== 202) usage('--delete-status must be 201 or 202');
+  if (links !== undefined && links !== 'absolute' && links !== 'relative' && links !== 'none') {
+    usage('--links must be absolute, relative or none');
+  }
+  const opts: ServerOptions = {
+    port: int('port', values.port ?? '8787'),
+    token: values.token?.flatMap((t) => t.split(',')),
+    seed: int('seed', values.seed),
+    latencyMs: int('latency', values.latency),
+    maxPerPage: int('max-per-page', values['max-per-page']),
+    deletionDelayMs: int('deletion-delay', values['deletion-delay']),
+    deleteStatus,
+    links: links as LinkStyle | undefined,
+  };
+  const server = await startServer(opts);
+  console.log(`listening on ${server.url}`);
+  return server;
+}
+
+/** Start the gPodder / Nextcloud server. */
+async function startGpodder(): Promise<{ close(): Promise<void> }> {
+  only(['token', 'max-per-page', 'deletion-delay', 'delete-status', 'links'], 'opa');
+  const dialect = values.dialect ?? 'mygpo';
+  if (dialect !== 'mygpo' && dialect !== 'opodsync') usage('--dialect must be mygpo or opodsync');
+  let users: Record<string, string> | undefined;
+  for (const pair of values.user ?? []) {
+    const colon = pair.indexOf(':');
+    if (colon < 1) usage(`--user must be NAME:PASSWORD, got ${JSON.stringify(pair)}`);
+    users = { ...users, [pair.slice(0, colon)]: pair.slice(colon + 1) };
+  }
+  const server = await startGpodderServer({
+    port: int('port', values.port ?? '8085'),
+    dialect: dialect as GpodderDialect,
+    users,
+    seed: int('seed', values.seed),
+    latencyMs: int('latency', values.latency),
+  });
+  console.log(`listening on ${server.url}`);
+  console.log(`protocol ${protocol}, ${dialect} dialect: /api/2/... and /index.php/apps/gpoddersync/...`);
+  for (const [name, password] of Object.entries(server.users)) console.log(`user ${name} password ${password}`);
+  return server;
+}
+
+const server = protocol === 'opa' ? await startOpa() : await startGpodder();
 const stop = (): void => {
   void server.close().then(() => process.exit(0));
 };

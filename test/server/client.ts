@@ -30,14 +30,18 @@ export function createApi(baseUrl: string, token = 'demo-token'): ApiCall {
       body = JSON.stringify(opts.body);
       headers['Content-Type'] = 'application/json';
     }
-    const res = await fetch(baseUrl + path, { method, headers, body });
-    const text = await res.text();
-    let parsed: unknown;
-    try {
-      parsed = text === '' ? undefined : JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
-    return { status: res.status, headers: res.headers, text, body: parsed as T };
+    return toApiResponse<T>(await fetch(baseUrl + path, { method, headers, body }));
   };
+}
+
+/** Read a whole answer: its text, and its JSON when the text parses. */
+export async function toApiResponse<T>(res: Response): Promise<ApiResponse<T>> {
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, body: parsed as T };
 }
