@@ -1,6 +1,6 @@
-// Launching Debian's Chromium for the browser suite, the demo check and the benchmarks.
-import { existsSync } from 'node:fs';
+// Launching Debian's Chromium (playwright-core) for the browser suite, the demo check and the benchmarks.
 import { chromium, type Browser, type BrowserContext, type LaunchOptions } from 'playwright-core';
+import { enginePaths } from './requirements.ts';
 
 /** Flags that keep headless Chromium quiet on a machine with a closed network. */
 export const CHROMIUM_ARGS = [
@@ -14,23 +14,9 @@ export const CHROMIUM_ARGS = [
   '--disable-dev-shm-usage',
 ];
 
-const CANDIDATES = ['/usr/lib/chromium/chromium', '/usr/bin/chromium', '/usr/bin/chromium-browser'];
-
-/** The Chromium to use: `CHROMIUM_PATH`, else Debian's. Throws with the install hint when there is none. */
+/** The Chromium to use: `CHROMIUM_PATH`, else Debian's. Throws with the install line when there is none. */
 export function chromiumPath(): string {
-  const fromEnv = process.env.CHROMIUM_PATH;
-  if (fromEnv) {
-    if (!existsSync(fromEnv)) throw new Error(`CHROMIUM_PATH=${fromEnv} does not exist`);
-    return fromEnv;
-  }
-  const found = CANDIDATES.find((p) => existsSync(p));
-  if (!found) {
-    throw new Error(
-      'Chromium is required for the browser tests and was not found. Install it with ' +
-        '`apt-get update && apt-get install -y chromium` (as root; .ci/run does this), or set CHROMIUM_PATH.',
-    );
-  }
-  return found;
+  return enginePaths('chromium')[0]!;
 }
 
 /** Launch headless Chromium (an off-the-record context per `newContext()`). */

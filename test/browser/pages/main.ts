@@ -3,18 +3,48 @@
 import { Dexie, liveQuery } from 'dexie';
 import { SyncError, createSyncClient, isSyncError, openSyncDatabase } from 'opa-sync';
 import type { PageApi, PageOptions } from '../support/page-api.ts';
+import { errors, recordErrors } from './errors.ts';
 
 // The page's own Dexie (used for liveQuery) would turn on its slow debug mode on 127.0.0.1.
 Dexie.debug = false;
 
-const raw = new URLSearchParams(location.search).get('options');
+const params = new URLSearchParams(location.search);
+const raw = params.get('options');
 if (!raw) throw new Error('the test page needs ?options=<json>');
 const options = JSON.parse(raw) as PageOptions;
-const client = createSyncClient(options);
+// ?worker=logged: the package's worker entry with its requests reported to this page (tests attribute them).
+const logged = params.get('worker') === 'logged';
+const client = createSyncClient(
+  logged ? { ...options, worker: new Worker(new URL('./logged-worker.ts', import.meta.url), { type: 'module', name: 'opa-sync' }) } : options,
+);
+recordErrors(client.worker);
+const requests: string[] = [];
+if (logged) client.worker.addEventListener('message', (e: MessageEvent<{ opaFetch?: string }>) => void (e.data?.opaFetch && requests.push(e.data.opaFetch)));
+
+let pings = 0;
 const api: PageApi = {
   client,
   options,
   events: { change: [], status: [] },
+  errors,
+  requests,
+  workerAnswers(ms) {
+    // A comlink GET of a property that does not exist: a live worker answers at once with undefined.
+    const id = `ping-${++pings}-${Math.random()}`;
+    return new Promise((resolve) => {
+      const onMessage = (e: MessageEvent<{ id?: string }>) => {
+        if (e.data?.id !== id) return;
+        client.worker.removeEventListener('message', onMessage);
+        resolve(true);
+      };
+      client.worker.addEventListener('message', onMessage);
+      client.worker.postMessage({ id, type: 'GET', path: ['__ping'] });
+      setTimeout(() => {
+        client.worker.removeEventListener('message', onMessage);
+        resolve(false);
+      }, ms);
+    });
+  },
   lib: { SyncError, isSyncError, openSyncDatabase, liveQuery, Dexie },
   scratch: {},
 };

@@ -1,19 +1,27 @@
-// Node-side helpers for the browser suite: the test page served by Vite's dev server (the real client,
-// the real module worker, real IndexedDB), headless Chromium, the reference server, polling.
+// Node-side helpers for the browser suite: the test page served by Vite's dev server (the real client, the real
+// module worker, real IndexedDB), a browser of each engine, the reference server, polling.
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import type { Browser, BrowserContext, Page, Worker } from 'playwright-core';
 import { createServer, type ViteDevServer } from 'vite';
-import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe } from 'vitest';
 import { startServer } from '../../server/server.ts';
 import type { RefServer, RequestLogEntry, ServerOptions } from '../../server/types.ts';
-import { launchChromium } from '../../support/chromium.ts';
+import { launchBrowser, selectedEngines, type Browser, type BrowserContext, type BrowserPage, type EngineName } from '../../support/browsers.ts';
 import type { PageOptions } from './page-api.ts';
 
 export type { PageApi, PageOptions } from './page-api.ts';
+export type { Browser, BrowserContext, BrowserPage, EngineName } from '../../support/browsers.ts';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
 const pagesDir = fileURLToPath(new URL('../pages/', import.meta.url));
+
+/**
+ * Run `body` once per engine of this run (BROWSERS narrows it), inside a `describe` named for the engine, so
+ * every test title says where it ran.
+ */
+export function forEachEngine(body: (engine: EngineName) => void): void {
+  for (const engine of selectedEngines()) describe(engine, () => body(engine));
+}
 
 /** Serve the test page with Vite's dev server on 127.0.0.1; `opa-sync` resolves to this repo's src. */
 export async function startPages(): Promise<{ url: string; close(): Promise<void> }> {
@@ -36,8 +44,9 @@ export async function startPages(): Promise<{ url: string; close(): Promise<void
   return { url: `http://127.0.0.1:${address.port}/`, close: () => server.close() };
 }
 
-/** Everything one test file needs: Chromium, the page server and a seeded reference server. */
+/** Everything one test file needs in one engine: the browser, the page server and a seeded reference server. */
 export interface Harness {
+  engine: EngineName;
   browser: Browser;
   pages: { url: string };
   server: RefServer;
@@ -45,28 +54,28 @@ export interface Harness {
 }
 
 /**
- * Start Chromium (throws with the install hint when it is missing: the suite must fail, not skip), the page
- * server and a reference server.
+ * One harness per engine block of a test file (closed after it), with the reference server reset before each
+ * test: a fresh seed, an empty log, no faults, so each test reads only its own requests.
  */
-/**
- * One harness for a test file (closed after it), with the reference server reset before each test: a fresh
- * seed, an empty log, no faults, so each test reads only its own requests.
- */
-export function harnessPerFile(serverOptions: ServerOptions = {}): Harness {
+export function harnessPerFile(engine: EngineName, serverOptions: ServerOptions = {}): Harness {
   let inner: Harness | undefined;
   beforeAll(async () => {
-    inner = await startHarness(serverOptions);
+    inner = await startHarness(engine, serverOptions);
   });
   beforeEach(() => inner!.server.reset());
   afterAll(async () => {
     await inner?.close();
   });
-  // Read through to the harness the hooks start (it exists only once the file's tests run).
+  // Read through to the harness the hooks start (it exists only once the block's tests run).
   return new Proxy({} as Harness, { get: (_, key) => Reflect.get(inner!, key) });
 }
 
-export async function startHarness(serverOptions: ServerOptions = {}): Promise<Harness> {
-  const browser = await launchChromium();
+/**
+ * Start the engine (throws with the install line when it is missing: the suite must fail, not skip), the page
+ * server and a reference server.
+ */
+export async function startHarness(engine: EngineName, serverOptions: ServerOptions = {}): Promise<Harness> {
+  const browser = await launchBrowser(engine);
   let pages: Awaited<ReturnType<typeof startPages>> | undefined;
   let server: RefServer | undefined;
   try {
@@ -80,6 +89,7 @@ export async function startHarness(serverOptions: ServerOptions = {}): Promise<H
   const p = pages;
   const s = server;
   return {
+    engine,
     browser,
     pages: p,
     server: s,
@@ -109,45 +119,34 @@ export function clientOptions(server: RefServer, dbName: string, extra: Partial<
   };
 }
 
-/** The page's address for these options (they travel in the URL, so a reload keeps them). */
-export function pageUrl(pagesUrl: string, options: PageOptions): string {
-  return `${pagesUrl}index.html?options=${encodeURIComponent(JSON.stringify(options))}`;
+/** How the test page starts its client: the package's worker, or the same entry with its requests logged. */
+export interface PageMode {
+  worker?: 'package' | 'logged';
 }
 
-/** Open the test page in `context` and wait until `window.opa` is there. Page errors fail loudly. */
-export async function openPage(context: BrowserContext, pagesUrl: string, options: PageOptions): Promise<Page> {
+/** The page's address for these options (they travel in the URL, so a reload keeps them). */
+export function pageUrl(pagesUrl: string, options: PageOptions, mode: PageMode = {}): string {
+  const worker = mode.worker === 'logged' ? '&worker=logged' : '';
+  return `${pagesUrl}index.html?options=${encodeURIComponent(JSON.stringify(options))}${worker}`;
+}
+
+/** Open the test page in `context` and wait until `window.opa` is there. */
+export async function openPage(context: BrowserContext, pagesUrl: string, options: PageOptions, mode: PageMode = {}): Promise<BrowserPage> {
   const page = await context.newPage();
-  watchErrors(page);
-  await page.goto(pageUrl(pagesUrl, options));
+  await page.goto(pageUrl(pagesUrl, options, mode));
   await ready(page);
   return page;
 }
 
 /** Wait for the test page's API after a navigation or reload. */
-export async function ready(page: Page): Promise<void> {
-  await page.waitForFunction(() => document.getElementById('state')?.textContent === 'ready' && 'opa' in window, undefined, {
-    timeout: 30_000,
-  });
+export async function ready(page: BrowserPage): Promise<void> {
+  await waitFor('the test page to be ready', () => page.evaluate(() => document.getElementById('state')?.textContent === 'ready' && 'opa' in window), 30_000);
 }
 
-const watched = new WeakSet<Page>();
-/** Uncaught page and worker errors are collected on the page object; `pageErrors(page)` reads them. */
-function watchErrors(page: Page): void {
-  if (watched.has(page)) return;
-  watched.add(page);
-  const errors: string[] = [];
-  (page as Page & { __errors?: string[] }).__errors = errors;
-  page.on('pageerror', (error) => errors.push(`page: ${error.message}`));
-  page.on('worker', (worker: Worker) => {
-    worker.on('console', (message) => {
-      if (message.type() === 'error') errors.push(`worker console: ${message.text()}`);
-    });
-  });
-}
-
-/** Uncaught errors seen on the page (and console errors in its workers). */
-export function pageErrors(page: Page): string[] {
-  return (page as Page & { __errors?: string[] }).__errors ?? [];
+/** Uncaught errors seen on the page and in its worker: the driver's and the page's own record, together. */
+export async function pageErrors(page: BrowserPage): Promise<string[]> {
+  const own = await page.evaluate(() => ('opa' in window ? window.opa.errors : []));
+  return [...(await page.errors()), ...own];
 }
 
 /** Poll `check` until it returns a truthy value; throws with `what` and the last value when time runs out. */
@@ -183,4 +182,20 @@ export function requestsFor(server: RefServer, method: string, guid: string): Re
 /** Requests the server answered for real (not spoiled by an injected fault, not a CORS preflight). */
 export function served(entries: RequestLogEntry[]): RequestLogEntry[] {
   return entries.filter((e) => e.fault === undefined && e.status >= 200 && e.status < 300);
+}
+
+/**
+ * Take `context` off the network: the engine's own offline switch (see `Browser.offlineSignal`), and the
+ * reference server cutting every connection, so a request that went out anyway fails as it would offline
+ * (and is still in the server's log for a test to see).
+ */
+export async function goOffline(context: BrowserContext, server: RefServer): Promise<void> {
+  server.dropNext(1_000_000);
+  await context.setOffline(true);
+}
+
+/** Back online: the server answers again, then the pages hear that the network is back. */
+export async function goOnline(context: BrowserContext, server: RefServer): Promise<void> {
+  server.clearFaults();
+  await context.setOffline(false);
 }
