@@ -29,6 +29,8 @@ export interface RouteContext {
 }
 
 const ROUTE = /^\/api\/2\/(auth|devices|subscriptions|sync-devices)\/([^/]+?)(?:\/([^/]+?))?\.json$/;
+// opodsync's sections: a path in one of them is judged by its format before anything else.
+const OPODSYNC_SECTION = /^\/api\/2\/(auth|subscriptions|devices|updates|episodes|favorites|settings|lists|sync-devices|tags?|data)\//;
 const DEVICE_TYPES = new Set(['desktop', 'laptop', 'mobile', 'server', 'other']);
 
 /** A path segment decoded; undefined when badly escaped. */
@@ -143,6 +145,7 @@ export function createApi2(ctx: RouteContext): (req: GpodderRequest) => Reply | 
     const m = ROUTE.exec(req.path);
     const user = m && decode(m[2]);
     const arg = m && (m[3] === undefined ? '' : decode(m[3]));
+    if (!mygpo && !req.path.endsWith('.json') && OPODSYNC_SECTION.test(req.path)) return voice.error(501, 'output format is not implemented');
     if (!m || user == null || arg == null) return voice.error(404, mygpo ? 'Not Found' : 'Unknown or malformed API request');
     const section = m[1];
     if (section === 'auth') return authSection(req, arg);
