@@ -14,6 +14,7 @@ interface Step {
   body?: unknown;
   raw?: string;
   auth?: string | null;
+  cookie?: string;
   sinceFrom?: string;
 }
 
@@ -30,6 +31,10 @@ const STEPS: Step[] = [
   { name: 'bad scheme', method: 'POST', path: SUBS, body: { remove: ['feed://x.example/rss'] } },
   { name: 'upper-case scheme', method: 'POST', path: SUBS, body: { add: ['HTTPS://upper.example/f'] } },
   { name: 'not a string', method: 'POST', path: SUBS, body: { add: [42] } },
+  { name: 'non-ASCII kept', method: 'POST', path: SUBS, body: { add: ['https://x.example/é ü'] } },
+  { name: 'duplicates in a list', method: 'POST', path: SUBS, body: { add: ['https://dup.example/f', 'https://dup.example/f'] } },
+  { name: 'valid add, invalid remove', method: 'POST', path: SUBS, body: { add: ['https://kept-out-2.example/f'], remove: ['nope'] } },
+  { name: 'empty object', method: 'POST', path: SUBS, body: {} },
   { name: 'user info kept', method: 'POST', path: SUBS, body: { add: ['https://u:p@userinfo.example/f'] } },
   { name: 'another user in the path', method: 'POST', path: '/api/2/subscriptions/bob/phone.json', body: { add: ['https://path-user.example/f'] } },
   { name: 'both lists', method: 'POST', path: SUBS, body: { add: ['https://both.example/f'], remove: ['https://both.example/f'] } },
@@ -52,6 +57,7 @@ const STEPS: Step[] = [
   { name: 'login', method: 'POST', path: '/api/2/auth/alice/login.json' },
   { name: 'login without credentials', method: 'POST', path: '/api/2/auth/alice/login.json', auth: null },
   { name: 'no credentials', method: 'GET', path: `${SUBS}?since=0`, auth: null },
+  { name: 'unknown session cookie', method: 'GET', path: `${SUBS}?since=0`, auth: null, cookie: 'sessionid=bogus' },
   { name: 'wrong password', method: 'GET', path: `${SUBS}?since=0`, auth: basic('alice', 'nope') },
   { name: 'unknown user', method: 'GET', path: `${SUBS}?since=0`, auth: basic('bob', 'x') },
   { name: 'preflight', method: 'OPTIONS', path: SUBS, auth: null },
@@ -95,6 +101,7 @@ async function run(base: string): Promise<Map<string, unknown>> {
     const headers: Record<string, string> = {};
     const auth = step.auth === undefined ? ALICE : step.auth;
     if (auth !== null) headers.Authorization = auth;
+    if (step.cookie !== undefined) headers.Cookie = step.cookie;
     const body = step.body !== undefined ? JSON.stringify(step.body) : step.raw;
     const res = await fetch(base + step.path + since, { method: step.method, headers, body });
     const text = await res.text();

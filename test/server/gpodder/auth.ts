@@ -36,10 +36,11 @@ export function createAuth(accounts: Accounts): Auth {
         if (!account) return { ok: false, message: 'Invalid username' };
         return account.password === basic.password ? { ok: true, account } : { ok: false, message: 'Invalid username/password' };
       }
-      const session = cookies ? sessionOf(cookie) : undefined;
-      const account = session === undefined ? undefined : accounts.get(sessions.get(session) ?? '');
-      if (account) return { ok: true, account };
-      return { ok: false, message: cookies ? 'session cookie is required' : 'No username or password provided' };
+      if (!cookies) return { ok: false, message: 'No username or password provided' };
+      const session = sessionOf(cookie);
+      if (session === undefined) return { ok: false, message: 'session cookie is required' };
+      const account = accounts.get(sessions.get(session) ?? '');
+      return account ? { ok: true, account } : { ok: false, message: 'Expired sessionid cookie, and no Authorization header was provided' };
     },
     login(account) {
       const id = randomBytes(16).toString('hex');
