@@ -1,17 +1,17 @@
 // The published shape: build, `npm pack`, install the tarball into a throwaway app (offline, from the npm
-// cache), type-check against it, build the app with its own `vite build`, and sync in Chromium.
+// cache), type-check against it, build the app with its own `vite build` (all once), and sync in every engine.
 import { spawn } from 'node:child_process';
 import { cp, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Browser, Page } from 'playwright-core';
 import { createServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../server/server.ts';
 import type { RefServer } from '../server/types.ts';
-import { launchChromium } from '../support/chromium.ts';
+import { launchBrowser, type Browser, type BrowserPage } from '../support/browsers.ts';
+import { forEachEngine, waitFor } from './support/harness.ts';
 import { serveStatic } from './support/static.ts';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
@@ -42,22 +42,40 @@ function run(command: string, args: string[], cwd: string): Promise<string> {
 }
 
 /** Open the consumer app against the reference server and check it shows the seeded count, with no error. */
-async function expectSeedCount(page: Page, origin: string, server: RefServer): Promise<void> {
+async function expectSeedCount(page: BrowserPage, origin: string, server: RefServer): Promise<void> {
   const query = new URLSearchParams({ server: server.url, token: 'demo-token' });
   await page.goto(`${origin}/index.html?${query}`);
-  await page.waitForFunction(
-    () => document.getElementById('count')?.textContent !== '…' || document.getElementById('error')?.textContent,
-    undefined,
-    { timeout: 30_000 },
-  );
-  expect(await page.textContent('#error')).toBe('');
-  expect(await page.textContent('#count')).toBe(String(SEED));
+  const shown = await waitFor('the app to show a count or an error', async () => {
+    const now = await page.evaluate(() => ({ count: document.getElementById('count')?.textContent, error: document.getElementById('error')?.textContent }));
+    return now.count !== '…' || now.error ? now : undefined;
+  }, 30_000);
+  expect(shown).toEqual({ count: String(SEED), error: '' });
+}
+
+/** The app's lockfile: the tarball, and its dependencies pinned as this repo's lockfile pins them. */
+async function consumerLock(tarball: string, integrity: string): Promise<unknown> {
+  const lock = JSON.parse(await readFile(join(repo, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dependencies?: Record<string, string> }> };
+  const root = lock.packages[''] as { dependencies?: Record<string, string> };
+  const packages: Record<string, unknown> = {
+    '': { name: 'opa-sync-consumer', dependencies: { 'opa-sync': `file:${tarball}` } },
+    'node_modules/opa-sync': { version: pkg.version, resolved: `file:${tarball}`, integrity, dependencies: root.dependencies },
+  };
+  const pending = Object.keys(root.dependencies ?? {});
+  for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
+    const key = `node_modules/${name}`;
+    if (packages[key]) continue;
+    const entry = lock.packages[key];
+    if (!entry) throw new Error(`${name} is not in package-lock.json`);
+    packages[key] = entry;
+    pending.push(...Object.keys(entry.dependencies ?? {}));
+  }
+  return { name: 'opa-sync-consumer', lockfileVersion: 3, requires: true, packages };
 }
 
 let work: string;
 let app: string;
 let packed: PackedFile[];
-let pkg: { exports: Record<string, string | Record<string, string>>; types: string; main: string; files: string[] };
+let pkg: { version: string; exports: Record<string, string | Record<string, string>>; types: string; main: string; files: string[] };
 let workerAsset: string;
 
 beforeAll(async () => {
@@ -74,6 +92,7 @@ beforeAll(async () => {
   // The prepack build may print before npm's JSON: parse from where the JSON array starts.
   const [info] = JSON.parse(packOutput.slice(packOutput.search(/^\[\s*\{/m))) as {
     filename: string;
+    integrity: string;
     files: PackedFile[];
   }[];
   packed = info.files;
@@ -81,12 +100,12 @@ beforeAll(async () => {
 
   app = join(work, 'app');
   await cp(fixture, app, { recursive: true });
-  await writeFile(
-    join(app, 'package.json'),
-    JSON.stringify({ name: 'opa-sync-consumer', private: true, type: 'module', dependencies: { 'opa-sync': `file:${tarball}` } }, null, 2),
-  );
-  // Offline: dexie and comlink come from the npm cache that installing this repo filled.
-  await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error'], app);
+  const dependencies = { 'opa-sync': `file:${tarball}` };
+  await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'opa-sync-consumer', private: true, type: 'module', dependencies }, null, 2));
+  await writeFile(join(app, 'package-lock.json'), JSON.stringify(await consumerLock(tarball, info.integrity), null, 2));
+  // Offline: dexie and comlink come from the npm cache that installing this repo filled (`npm ci` fetches by
+  // the lockfile's integrity; resolving versions afresh would need registry metadata `npm ci` never cached).
+  await run('npm', ['ci', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error'], app);
   // The app's own build, with the vite this repo has (the app itself depends only on opa-sync).
   await run(process.execPath, [join(repo, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], app);
 });
@@ -149,21 +168,6 @@ describe('the packed package', () => {
 });
 
 describe('a Vite app built against the tarball', () => {
-  let server: RefServer;
-  let browser: Browser;
-  let site: Awaited<ReturnType<typeof serveStatic>>;
-
-  beforeAll(async () => {
-    browser = await launchChromium();
-    server = await startServer({ port: 0, seed: SEED });
-    site = await serveStatic(join(app, 'dist'));
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    await site?.close();
-  });
-
   it('emits the worker as its own asset and keeps Dexie out of a page that does not use it', async () => {
     const assets = await readdir(join(app, 'dist/assets'));
     expect(assets.filter((f) => /^opa-sync-worker-.*\.js$/.test(f))).toHaveLength(1);
@@ -177,47 +181,77 @@ describe('a Vite app built against the tarball', () => {
       expect(code.length, chunk).toBeLessThan(30_000);
     }
   });
+});
 
-  it('syncs through the packaged worker and shows the server’s subscription count', async () => {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    await expectSeedCount(page, site.origin, server);
-    expect(server.state()).toHaveLength(SEED);
-    // The worker came from the app's own build output, next to the code that spawned it.
-    const workers = page.workers().map((w) => w.url());
-    expect(workers).toHaveLength(1);
-    expect(workers[0]).toMatch(new RegExp(`^${site.origin}/assets/opa-sync-worker-[^/]+\\.js$`));
-    expect(server.log().some((e) => e.method === 'GET' && e.path === '/v1/subscriptions' && e.authorized)).toBe(true);
-    expect(site.misses).toEqual([]);
-    expect(errors).toEqual([]);
-    await context.close();
-  });
+forEachEngine((engine) => {
+  describe('the app in the browser', () => {
+    let server: RefServer;
+    let browser: Browser;
+    let site: Awaited<ReturnType<typeof serveStatic>>;
 
-  it("also works under the app's Vite dev server (dependency pre-bundling keeps the worker URL valid)", async () => {
-    const dev = await createServer({
-      root: app,
-      configFile: false,
-      logLevel: 'warn',
-      server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false, watch: null },
+    beforeAll(async () => {
+      browser = await launchBrowser(engine);
+      server = await startServer({ port: 0, seed: SEED });
+      site = await serveStatic(join(app, 'dist'));
     });
-    await dev.listen();
-    try {
-      const address = dev.httpServer?.address();
-      if (!address || typeof address === 'string') throw new Error('no dev server port');
-      const origin = `http://127.0.0.1:${address.port}`;
-      server.reset();
+    afterAll(async () => {
+      await browser?.close();
+      await server?.close();
+      await site?.close();
+    });
+
+    it('syncs through the packaged worker and shows the server’s subscription count', async () => {
+      // A fresh context: empty storage, so the app's default database (named after the server) starts empty.
       const context = await browser.newContext();
       const page = await context.newPage();
-      const failures: string[] = [];
-      page.on('response', (r) => void (r.status() >= 400 && failures.push(`${r.status()} ${r.url()}`)));
-      await expectSeedCount(page, origin, server);
-      expect(page.workers().map((w) => w.url())).toEqual([expect.stringMatching(/\/node_modules\/opa-sync\/dist\/assets\/opa-sync-worker-[^/]+\.js$/)]);
-      expect(failures).toEqual([]);
+      await expectSeedCount(page, site.origin, server);
+      expect(server.state()).toHaveLength(SEED);
+      // The worker came from the app's own build output, next to the code that spawned it.
+      expect(site.hits.filter((p) => p.includes('worker'))).toEqual([expect.stringMatching(/^\/assets\/opa-sync-worker-[^/]+\.js$/)]);
+      expect(server.log().some((e) => e.method === 'GET' && e.path === '/v1/subscriptions' && e.authorized)).toBe(true);
+      expect(site.misses).toEqual([]);
+      expect(await page.errors()).toEqual([]);
       await context.close();
-    } finally {
-      await dev.close();
-    }
+    });
+
+    it("also works under the app's Vite dev server (dependency pre-bundling keeps the worker URL valid)", async () => {
+      const served: { path: string; status: number }[] = [];
+      const dev = await createServer({
+        root: app,
+        configFile: false,
+        logLevel: 'warn',
+        // Engine-neutral evidence of what the page loaded: the dev server's own record of every answer.
+        plugins: [
+          {
+            name: 'record-requests',
+            configureServer(vite) {
+              vite.middlewares.use((req, res, next) => {
+                const path = new URL(req.url ?? '/', 'http://x').pathname;
+                res.on('finish', () => served.push({ path, status: res.statusCode }));
+                next();
+              });
+            },
+          },
+        ],
+        server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false, watch: null },
+      });
+      await dev.listen();
+      try {
+        const address = dev.httpServer?.address();
+        if (!address || typeof address === 'string') throw new Error('no dev server port');
+        const origin = `http://127.0.0.1:${address.port}`;
+        server.reset();
+        const context = await browser.newContext();
+        const page = await context.newPage();
+        await expectSeedCount(page, origin, server);
+        expect(served.filter((r) => r.path.includes('opa-sync-worker')).map((r) => r.path)).toEqual([
+          expect.stringMatching(/^\/node_modules\/opa-sync\/dist\/assets\/opa-sync-worker-[^/]+\.js$/),
+        ]);
+        expect(served.filter((r) => r.status >= 400)).toEqual([]);
+        await context.close();
+      } finally {
+        await dev.close();
+      }
+    });
   });
 });

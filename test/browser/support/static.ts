@@ -14,9 +14,10 @@ const TYPES: Record<string, string> = {
   '.svg': 'image/svg+xml',
 };
 
-/** Serve `dir`; resolves with its origin once listening. Requests that miss get a 404 (and are logged). */
-export async function serveStatic(dir: string): Promise<{ origin: string; misses: string[]; close(): Promise<void> }> {
+/** Serve `dir`; resolves with its origin once listening. Paths served are in `hits`, 404s in `misses`. */
+export async function serveStatic(dir: string): Promise<{ origin: string; hits: string[]; misses: string[]; close(): Promise<void> }> {
   const root = normalize(dir + sep);
+  const hits: string[] = [];
   const misses: string[] = [];
   const server = createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
@@ -26,6 +27,7 @@ export async function serveStatic(dir: string): Promise<{ origin: string; misses
       const body = await readFile(file);
       res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
       res.end(body);
+      hits.push(path);
     } catch {
       misses.push(path);
       res.writeHead(404, { 'content-type': 'text/plain' });
@@ -36,6 +38,7 @@ export async function serveStatic(dir: string): Promise<{ origin: string; misses
   const { port } = server.address() as AddressInfo;
   return {
     origin: `http://127.0.0.1:${port}`,
+    hits,
     misses,
     close: () =>
       new Promise<void>((resolve) => {
