@@ -1,6 +1,6 @@
 // What every `/__admin` surface shares: reading a JSON body's fields, fault selectors, and the dispatch.
 import { parseJson, type Reply } from './http.ts';
-import type { FaultMatch, FaultOptions } from './types.ts';
+import type { FaultMatch, FaultOptions, RefServer } from './types.ts';
 import { isObject } from './validate.ts';
 
 /** An admin body that does not say what the route needs: a 400. */
@@ -43,7 +43,7 @@ export const strings = (b: AdminBody, key: string): string[] | undefined => {
 };
 
 /** `method`, `path` (exact) or `pathPattern` (a RegExp source) from an admin body. */
-export function faultMatch(b: AdminBody): FaultMatch | undefined {
+function faultMatch(b: AdminBody): FaultMatch | undefined {
   const method = str(b, 'method');
   const pattern = str(b, 'pathPattern');
   const path = pattern !== undefined ? new RegExp(pattern) : str(b, 'path');
@@ -51,7 +51,7 @@ export function faultMatch(b: AdminBody): FaultMatch | undefined {
 }
 
 /** The options of a `fail` fault from an admin body. */
-export function failOptions(b: AdminBody): FaultOptions {
+function failOptions(b: AdminBody): FaultOptions {
   return {
     retryAfter: typeof b.retryAfter === 'number' ? b.retryAfter : str(b, 'retryAfter'),
     body: str(b, 'body'),
@@ -61,7 +61,7 @@ export function failOptions(b: AdminBody): FaultOptions {
 }
 
 /** A `fail` fault's status from an admin body: 200-599. */
-export function failStatus(b: AdminBody): number {
+function failStatus(b: AdminBody): number {
   const status = num(b, 'status');
   if (!Number.isInteger(status) || status < 200 || status > 599) throw new BadInput('status must be 200-599');
   return status;
@@ -93,5 +93,22 @@ export function createAdminDispatch(
       }
       throw err;
     }
+  };
+}
+
+/** The controls every admin surface drives the same way: faults, latency, the request log. */
+export type SharedControls = Pick<RefServer, 'failNext' | 'dropNext' | 'malformNext' | 'clearFaults' | 'setLatency' | 'log' | 'clearLog'>;
+
+/** The admin routes for `SharedControls`. */
+export function sharedRoutes(control: SharedControls): Record<string, AdminRoute> {
+  return {
+    'GET /log': () => control.log(),
+    'DELETE /log': () => control.clearLog(),
+    'POST /fail': (b) => control.failNext(num(b, 'count', 1), failStatus(b), faultMatch(b), failOptions(b)),
+    'POST /drop': (b) => control.dropNext(num(b, 'count', 1), faultMatch(b), { afterHandling: bool(b, 'afterHandling') }),
+    'POST /malform': (b) =>
+      control.malformNext(num(b, 'count', 1), faultMatch(b), str(b, 'body'), { afterHandling: bool(b, 'afterHandling') }),
+    'POST /clear-faults': () => control.clearFaults(),
+    'POST /latency': (b) => control.setLatency(num(b, 'ms')),
   };
 }

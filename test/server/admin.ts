@@ -1,4 +1,4 @@
-import { bool, createAdminDispatch, failOptions, failStatus, faultMatch, need, num, str, BadInput, type AdminRoute } from './admin-input.ts';
+import { bool, createAdminDispatch, need, num, sharedRoutes, str, BadInput, type AdminRoute } from './admin-input.ts';
 import { ForeignError } from './foreign.ts';
 import type { Reply } from './http.ts';
 import type { ForeignPatch, RefServer } from './types.ts';
@@ -17,14 +17,7 @@ export function createAdmin(control: Control): (method: string, path: string, te
       if (!view) throw new ForeignError(404, 'Resource not found');
       return view;
     },
-    'GET /log': () => control.log(),
-    'DELETE /log': () => control.clearLog(),
-    'POST /fail': (b) => control.failNext(num(b, 'count', 1), failStatus(b), faultMatch(b), failOptions(b)),
-    'POST /drop': (b) => control.dropNext(num(b, 'count', 1), faultMatch(b), { afterHandling: bool(b, 'afterHandling') }),
-    'POST /malform': (b) =>
-      control.malformNext(num(b, 'count', 1), faultMatch(b), str(b, 'body'), { afterHandling: bool(b, 'afterHandling') }),
-    'POST /clear-faults': () => control.clearFaults(),
-    'POST /latency': (b) => control.setLatency(num(b, 'ms')),
+    ...sharedRoutes(control),
     'POST /reorder': (b) => control.reorder(num(b, 'count', 1)),
     'POST /deletion-outcome': (b) => {
       const outcome = b.outcome;

@@ -1,4 +1,4 @@
-import type { FaultMatch, FaultOptions } from './types.ts';
+import type { FaultMatch, FaultOptions, RefServer } from './types.ts';
 
 /** One queued fault: what it does, to which requests, how many more times. */
 export interface FaultRule extends FaultOptions {
@@ -49,5 +49,15 @@ export function createFaults(prefix = '/v1'): Faults {
     clear() {
       rules = [];
     },
+  };
+}
+
+/** The fault controls both reference servers offer, over one queue. */
+export function faultControls(faults: Faults): Pick<RefServer, 'failNext' | 'dropNext' | 'malformNext' | 'clearFaults'> {
+  return {
+    failNext: (count, status, match, o) => faults.add({ ...o, kind: 'fail', remaining: count, status, match }),
+    dropNext: (count, match, o) => faults.add({ ...o, kind: 'drop', remaining: count, match }),
+    malformNext: (count, match, body, o) => faults.add({ ...o, kind: 'malform', remaining: count, match, body }),
+    clearFaults: () => faults.clear(),
   };
 }

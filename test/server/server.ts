@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createAdmin, type Control } from './admin.ts';
 import { createClock } from './clock.ts';
 import { createDeletions } from './deletions.ts';
-import { createFaults } from './faults.ts';
+import { createFaults, faultControls } from './faults.ts';
 import { createForeign } from './foreign.ts';
 import { fail, readBody, replyText, send, type Reply } from './http.ts';
 import { createListing } from './listing.ts';
@@ -78,10 +78,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RefServer> 
     setLatency(ms) {
       latency = ms;
     },
-    failNext: (count, status, match, o) => faults.add({ ...o, kind: 'fail', remaining: count, status, match }),
-    dropNext: (count, match, o) => faults.add({ ...o, kind: 'drop', remaining: count, match }),
-    malformNext: (count, match, body, o) => faults.add({ ...o, kind: 'malform', remaining: count, match, body }),
-    clearFaults: () => faults.clear(),
+    ...faultControls(faults),
     reorder: (count) => listing.reorder(count),
     deletionOutcome: (outcome, count) => deletions.setOutcome(outcome, count),
     setDeletionDelay: (ms) => deletions.setDelay(ms),

@@ -11,7 +11,10 @@ export const opodsyncRequired = (): boolean => Boolean(process.env.CI || process
  */
 export function describeOpodsync(title: string, body: () => void): void {
   const where = opodsyncAvailability();
-  if (where.available) return describe(title, body);
+  if (where.available) {
+    describe(title, body);
+    return;
+  }
   describe(title, () => {
     it(`did not run: ${where.reason}`, () => {
       expect(opodsyncRequired(), `${title}: opodsync is required here (CI or OPODSYNC_REQUIRED) but ${where.reason}`).toBe(false);

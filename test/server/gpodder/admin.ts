@@ -1,7 +1,5 @@
 import type { Reply } from '../http.ts';
-import {
-  bool, createAdminDispatch, failOptions, failStatus, faultMatch, need, num, str, strings, BadInput, type AdminBody, type AdminRoute,
-} from '../admin-input.ts';
+import { createAdminDispatch, need, num, sharedRoutes, str, strings, BadInput, type AdminBody, type AdminRoute } from '../admin-input.ts';
 import { ForeignError } from '../foreign.ts';
 import type { GpodderServer, ListTarget } from './types.ts';
 
@@ -31,14 +29,7 @@ export function createGpodderAdmin(control: GpodderControl): (method: string, pa
     },
     'GET /timestamp': () => ({ timestamp: control.timestamp() }),
     'POST /foreign': (b) => control.foreign.upload({ add: strings(b, 'add'), remove: strings(b, 'remove') }, target(b)),
-    'GET /log': () => control.log(),
-    'DELETE /log': () => control.clearLog(),
-    'POST /fail': (b) => control.failNext(num(b, 'count', 1), failStatus(b), faultMatch(b), failOptions(b)),
-    'POST /drop': (b) => control.dropNext(num(b, 'count', 1), faultMatch(b), { afterHandling: bool(b, 'afterHandling') }),
-    'POST /malform': (b) =>
-      control.malformNext(num(b, 'count', 1), faultMatch(b), str(b, 'body'), { afterHandling: bool(b, 'afterHandling') }),
-    'POST /clear-faults': () => control.clearFaults(),
-    'POST /latency': (b) => control.setLatency(num(b, 'ms')),
+    ...sharedRoutes(control),
   };
   return createAdminDispatch(routes, (err): err is ForeignError => err instanceof ForeignError);
 }

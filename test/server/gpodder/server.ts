@@ -6,7 +6,7 @@ import { createAuth } from './auth.ts';
 import { createDataControl } from './control.ts';
 import { createNextcloud, NEXTCLOUD_BASE } from './nextcloud.ts';
 import type { GpodderServer, GpodderServerOptions } from './types.ts';
-import { createFaults } from '../faults.ts';
+import { createFaults, faultControls } from '../faults.ts';
 import { readBody, replyText, send, type Reply } from '../http.ts';
 import { createSleeper, listen, platformTimers } from '../listen.ts';
 import { createRequestLog } from '../log.ts';
@@ -68,10 +68,7 @@ export async function startGpodderServer(opts: GpodderServerOptions = {}): Promi
     setLatency(ms) {
       latency = ms;
     },
-    failNext: (count, status, match, o) => faults.add({ ...o, kind: 'fail', remaining: count, status, match }),
-    dropNext: (count, match, o) => faults.add({ ...o, kind: 'drop', remaining: count, match }),
-    malformNext: (count, match, body, o) => faults.add({ ...o, kind: 'malform', remaining: count, match, body }),
-    clearFaults: () => faults.clear(),
+    ...faultControls(faults),
     log: () => log.entries(),
     clearLog: () => log.clear(),
   };
