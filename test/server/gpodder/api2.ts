@@ -1,7 +1,6 @@
 // The gPodder v2 endpoints a subscription client uses, under `/api/2`.
-import { DEVICE_ID, deviceView, registerDevice, syncDevices, type Account } from './accounts.ts';
+import { DEVICE_ID, deviceView, registerDevice, syncDevices, type Account, type Accounts } from './accounts.ts';
 import type { Auth } from './auth.ts';
-import type { Accounts } from './accounts.ts';
 import { mygpoSince, opodsyncSince } from './since.ts';
 import { readList, uploadAs } from './targets.ts';
 import type { GpodderDialect, WireChanges, WireSyncStatus } from './types.ts';
