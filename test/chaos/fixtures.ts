@@ -65,15 +65,25 @@ export function chaosEngine(scope: Scope, s: { url: string }, options: Partial<S
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** How a helper waits and reads the time: the wall clock, or a simulation's. */
+export interface Time {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+
+/** The wall clock. */
+export const realTime: Time = { now: () => Date.now(), sleep };
+
 /** Sync until nothing is queued (retries, Retry-After and deletion polls included), then once more; throws if it never gets there. */
-export async function settleEngine(e: SyncEngine, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
+export async function settleEngine(e: SyncEngine, ms = 15_000, time: Time = realTime): Promise<void> {
+  const { sleep } = time;
+  const end = time.now() + ms;
   let last: unknown;
   // A sync() that never resolves is a finding of its own: say so rather than hang.
   const bounded = () =>
     Promise.race([
       e.sync(),
-      sleep(Math.max(1000, end - Date.now())).then(() => {
+      sleep(Math.max(1000, end - time.now())).then(() => {
         throw new Error(`sync() has not resolved within ${ms} ms while settling: the engine is stuck`);
       }),
     ]);
@@ -86,7 +96,7 @@ export async function settleEngine(e: SyncEngine, ms = 15_000): Promise<void> {
       last = error;
     }
     if ((await e.pending()).length === 0) break;
-    if (Date.now() > end) {
+    if (time.now() > end) {
       const pending = await e.pending();
       throw new Error(
         `the queue never drained within ${ms} ms: ${JSON.stringify(pending.map((p) => ({ kind: p.kind, guid: p.guid, attempts: p.attempts, lastError: p.lastError })))}` +
@@ -101,7 +111,7 @@ export async function settleEngine(e: SyncEngine, ms = 15_000): Promise<void> {
       await bounded();
       return;
     } catch (error) {
-      if (attempt >= 3 || Date.now() > end) throw error;
+      if (attempt >= 3 || time.now() > end) throw error;
     }
   }
 }

@@ -25,6 +25,8 @@ export class InvariantViolation extends Error {
 
 /** What the checker looks at. */
 export interface CheckContext {
+  /** How to wait (simulated time in the scenario). @default real time */
+  sleep?: (ms: number) => Promise<void>;
   engine: SyncEngine & { dbName: string };
   server: RefServer;
   /** The intent log; without it only convergence, cursor and credentials are checked. */
@@ -135,7 +137,7 @@ async function convergenceViolations(ctx: CheckContext, subsByLocalGuid: Map<str
   // A run the app's last call triggered (retry, discard: a push with nothing to send) may still be finishing.
   let status = await engine.status();
   for (let waited = 0; status.phase !== 'idle' && waited < 1000; waited += 20) {
-    await new Promise((r) => setTimeout(r, 20));
+    await (ctx.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms))))(20);
     status = await engine.status();
   }
   if (status.phase !== 'idle') out.push(`status: phase is ${status.phase} a second after a completed sync`);

@@ -2,7 +2,8 @@
 // changes, syncs, crashes and faults (5xx, 429 + Retry-After, timeouts, dropped connections before and after
 // the server applied the request, lost answers, latency, `next` links to other origins, refusals). Then the
 // faults stop, the engine settles, and the shared invariant checker runs. A failure names its seed and carries
-// the executed trace; `npm run chaos -- --seed N` replays the script (timing may differ between runs).
+// the executed trace. Everything runs in simulated time (sim.ts): the engine's timers, the server's clock and
+// the network's delays read one virtual clock, so `npm run chaos -- --seed N` replays the same trace exactly.
 import { isSyncError } from '../../src/errors.ts';
 import type { FailedChange, SubscriptionChange } from '../../src/types.ts';
 import type { SyncEngine } from '../../worker/index.ts';
@@ -22,6 +23,7 @@ import {
 import { checkInvariants, cursorViolations, InvariantViolation } from './invariants.ts';
 import { Model, type ModelSub } from './model.ts';
 import { prng, type Prng } from './prng.ts';
+import { createSimulation } from './sim.ts';
 import { CALM, createTransport, type Weather } from './transport.ts';
 
 /** What a scenario may throw at the engine. */
@@ -90,6 +92,8 @@ export interface ScenarioResult {
   faults: number;
   failedKept: number;
   transport: Record<string, number>;
+  /** What happened, step by step, in virtual time: the same seed gives the same trace. */
+  trace: string[];
 }
 
 /** A scenario that broke an invariant (or could not finish), with what is needed to replay it. */
@@ -116,11 +120,14 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
   const avoid = new Set<KnownBug>(opts.avoid);
   const rng = prng(seed);
   const scope = new Scope();
-  const started = Date.now();
+  const wallStart = Date.now();
+  const engineRng = rng.fork(2);
+  const sim = createSimulation(() => engineRng.next());
+  const simStart = sim.now();
   const trace: string[] = [];
-  const note = (line: string) => trace.push(`${String(Date.now() - started).padStart(5)}ms ${line}`);
+  const note = (line: string) => trace.push(`${String(sim.now() - simStart).padStart(5)}ms ${line}`);
   const violations: string[] = [];
-  const result: ScenarioResult = { seed, ms: 0, intents: 0, foreign: 0, syncs: 0, crashes: 0, requests: 0, faults: 0, failedKept: 0, transport: {} };
+  const result: ScenarioResult = { seed, ms: 0, intents: 0, foreign: 0, syncs: 0, crashes: 0, requests: 0, faults: 0, failedKept: 0, transport: {}, trace };
   let server: RefServer | undefined;
   let phase = 'setup';
   let diagnose: (() => Promise<string>) | undefined;
@@ -130,10 +137,11 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
       deletionDelayMs: rng.pick([0, 15, 60]),
       links: rng.pick(['absolute', 'relative', 'none'] as const),
       deleteStatus: rng.pick([201, 202] as const),
+      time: sim.clock,
     });
     const s = server;
     const other = await otherOrigin(scope);
-    const transport = createTransport({ serverOrigin: s.origin, otherOrigin: other.origin, rng: rng.fork(1) });
+    const transport = createTransport({ serverOrigin: s.origin, otherOrigin: other.origin, rng: rng.fork(1), sim });
     const foreignNext = rng.pick([0, 0.3, 1]);
     transport.weather = { ...CALM, foreignNext };
     const config = {
@@ -142,6 +150,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
       timeout: TIMEOUT,
       retry: { baseDelay: 10, maxDelay: 1000, concurrency: rng.int(1, 4) },
       fetch: transport.fetch,
+      clock: sim.clock,
       dbName: chaosDbName(`chaos-${seed}`),
     };
     note(`setup: ${s.state().length} entries, pageSize ${config.pageSize}, pushDelay ${config.pushDelay}, concurrency ${config.retry.concurrency}, foreignNext ${foreignNext}, refusals ${opts.refusals}`);
@@ -305,7 +314,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
       try {
         // An app does not wait for ever: during an outage a run may keep going in the background (it is
         // shared by the next sync() call, and the calm phase waits for it).
-        const report = await Promise.race([engine.sync(), sleep(SYNC_PATIENCE).then(() => undefined)]);
+        const report = await Promise.race([engine.sync(), sim.sleep(SYNC_PATIENCE).then(() => undefined)]);
         if (!report) {
           note(`sync still running after ${SYNC_PATIENCE} ms; moving on`);
           return;
@@ -431,7 +440,9 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
         const op = await planLocal(rng.pick(['update', 'update', 'add', 'remove'] as const), false);
         if (op) edit = { op, outcome: op.run(dying).then((value) => ({ ok: true as const, value }), (error: unknown) => ({ ok: false as const, error })) };
       }
-      await sleep(during === 'edit' ? rng.int(0, 2) : rng.int(0, 40));
+      // An edit is cut off a few event-loop turns in (mid-transaction, at a point the seed fixes); a sync after some virtual ms.
+      if (during === 'edit') await sim.ticks(rng.int(0, 12));
+      else await sim.sleep(rng.int(0, 40));
       note(`crash: killing the engine (${during}${edit ? ` ${edit.op.what}` : ''})`);
       await dying.close();
       await run;
@@ -477,7 +488,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     };
     for (let step = 0; step < opts.steps; step++) {
       if (step >= latencyUntil) {
-        s.setLatency(0);
+        transport.latency = 0;
         latencyUntil = Infinity;
         note('server latency back to 0 ms');
       }
@@ -508,7 +519,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
           break;
         case 'wait': {
           const ms = rng.int(1, 60);
-          await sleep(ms);
+          await sim.sleep(ms);
           note(`wait ${ms} ms`);
           break;
         }
@@ -520,7 +531,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
           break;
         case 'latency': {
           const ms = rng.pick([0, 0, 20, 100, TIMEOUT + 100]);
-          s.setLatency(ms);
+          transport.latency = ms;
           // An outage of timeouts lasts a few steps, not the rest of the script.
           latencyUntil = ms > TIMEOUT ? step + rng.int(1, 3) : Infinity;
           note(`server latency ${ms} ms${ms > TIMEOUT ? ' (above the engine timeout, for a few steps)' : ''}`);
@@ -545,11 +556,11 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     phase = 'calm (settling)';
     note('calm: faults cleared, latency 0, online');
     s.clearFaults();
-    s.setLatency(0);
+    transport.latency = 0;
     s.deletionOutcome('success');
     transport.weather = { ...CALM, foreignNext };
     engine.setOnline(true);
-    await settleEngine(engine, 20_000);
+    await settleEngine(engine, 20_000, sim);
 
     const judgeFailed = (change: FailedChange, sub: ModelSub | undefined): string | undefined => {
       // The change's own guid is the server's for a local add the placeholder no longer names.
@@ -590,7 +601,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
             note(`discard ${change.kind} ${change.guid} (${change.reason.status ?? change.reason.code})`);
           }
         }
-        await settleEngine(engine, 20_000);
+        await settleEngine(engine, 20_000, sim);
       }
     }
     result.failedKept = (await engine.failed()).length;
@@ -598,7 +609,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     phase = 'checking invariants';
     note('check: invariants');
     try {
-      await checkInvariants({ engine, server: s, model, transport, other, judgeFailed });
+      await checkInvariants({ engine, server: s, model, transport, other, judgeFailed, sleep: sim.sleep });
     } catch (error) {
       if (error instanceof InvariantViolation) violations.push(...error.violations);
       else throw error;
@@ -616,6 +627,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     await reopened.close();
 
     result.requests = s.log().length;
+    note(`end: ${result.requests} requests, server state ${JSON.stringify(s.state().map((e) => [e.guid, e.feed_url, e.is_subscribed, e.deleted ?? null]))}`);
     result.transport = { ...transport.stats };
   };
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -630,13 +642,14 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     if (diagnose) violations.push(`when it stopped: ${await diagnose().catch((e: unknown) => String(e))}`);
   } finally {
     clearTimeout(timer);
-    result.ms = Date.now() - started;
+    result.ms = Date.now() - wallStart;
     if (violations.length && server) {
       trace.push('--- server log (last 25) ---');
       for (const r of server.log().slice(-25)) trace.push(`${r.method} ${r.path}${Object.keys(r.query).length ? '?' + new URLSearchParams(r.query) : ''} → ${r.status}${r.fault ? ` (${r.fault})` : ''} ${r.body ? JSON.stringify(r.body) : ''}`);
     }
     // A hung engine may never close: do not hang the soak with it.
     await Promise.race([scope.close(), sleep(3000)]);
+    sim.stop();
   }
   if (violations.length) throw new ScenarioFailure(seed, violations.map((v) => `  - ${v}`).join('\n'), trace);
   return result;

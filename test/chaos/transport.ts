@@ -3,6 +3,7 @@
 // `next` links rewritten to other origins, crash hooks that kill the engine around a request, and an audit
 // of every request the engine made (origin, credentials).
 import type { Prng } from './prng.ts';
+import type { Simulation } from './sim.ts';
 
 /** How rough the network is; probabilities are per request. */
 export interface Weather {
@@ -66,6 +67,11 @@ export interface Transport {
   readonly inFlight: Map<number, string>;
   /** Counts of what the transport did, for summaries. */
   readonly stats: Record<string, number>;
+  /**
+   * Simulated time only: ms the server holds each request before handling it (a request the engine gave up
+   * on meanwhile still lands). With real time, use the server's own latency control instead.
+   */
+  latency: number;
 }
 
 /** Options of the transport. */
@@ -75,6 +81,36 @@ export interface TransportOptions {
   /** An origin nothing may be sent to. */
   otherOrigin: string;
   rng: Prng;
+  /** Run in simulated time: delays on its clock, real requests one at a time (see sim.ts). */
+  sim?: Simulation;
+}
+
+/** A whole answer, read. */
+interface Answer {
+  status: number;
+  statusText: string;
+  headers: Headers;
+  text: string;
+}
+
+/** Reject with the signal's reason when it aborts first. */
+function raced<T>(work: Promise<T>, signal: AbortSignal | null | undefined): Promise<T> {
+  if (!signal) return work;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 function abortable(ms: number, signal: AbortSignal | null | undefined): Promise<void> {
@@ -97,15 +133,16 @@ function hasCredentials(headers: HeadersInit | undefined): boolean {
   return h.has('authorization') || h.has('x-api-key') || h.has('api_key') || h.has('cookie');
 }
 
-/** A copy of a response with another body text (null-body statuses keep no body). */
-function respond(text: string, from: Response): Response {
+/** A response with this body text and the status and headers of `from` (null-body statuses keep no body). */
+function respond(text: string, from: Pick<Answer, 'status' | 'statusText' | 'headers'>): Response {
   const nullBody = from.status === 204 || from.status === 205 || from.status === 304;
   return new Response(nullBody || text === '' ? null : text, { status: from.status, statusText: from.statusText, headers: from.headers });
 }
 
 /** Create the transport around the real fetch. */
 export function createTransport(options: TransportOptions): Transport {
-  const { rng } = options;
+  const { rng, sim } = options;
+  const wait = (ms: number, signal: AbortSignal | null | undefined) => (sim ? sim.sleep(ms, signal) : abortable(ms, signal));
   const server = new URL(options.serverOrigin);
   const other = new URL(options.otherOrigin);
   const stats: Record<string, number> = {};
@@ -134,6 +171,7 @@ export function createTransport(options: TransportOptions): Transport {
     abandoned: [],
     inFlight: new Map(),
     stats,
+    latency: 0,
     fetch: (async (input: globalThis.RequestInfo | URL, init?: RequestInit) => {
       const raw = typeof input === 'string' ? input : input instanceof URL ? input.href : (input as Request).url;
       const url = new URL(raw);
@@ -169,24 +207,16 @@ export function createTransport(options: TransportOptions): Transport {
     if (w.delayBefore > 0 && rng.chance(w.delayBefore)) {
       count('delay-before');
       at('delay before');
-      await abortable(rng.int(1, w.maxDelay), signal);
+      await wait(rng.int(1, w.maxDelay), signal);
     }
     at('fetch');
+    if (sim) return simulated(sim, method, url, init, crashing, at);
     let response: Response;
     try {
       response = await fetch(url, init);
     } catch (error) {
       // Given up before any answer: the request may sit in the server (latency) and land after newer ones.
-      if (method !== 'GET' && init?.signal?.aborted) {
-        let body: unknown;
-        try {
-          body = typeof init.body === 'string' ? JSON.parse(init.body) : undefined;
-        } catch {
-          body = init.body;
-        }
-        transport.abandoned.push({ method, url: url.href, body });
-        count('abandoned-write');
-      }
+      if (init?.signal?.aborted) abandon(method, url, init);
       throw error;
     }
     const isList = method === 'GET' && /\/subscriptions\/?$/.test(url.pathname);
@@ -214,10 +244,71 @@ export function createTransport(options: TransportOptions): Transport {
     if (delayAfter) {
       count('delay-after');
       at('delay after');
-      await abortable(rng.int(1, w.maxDelay), signal);
+      await wait(rng.int(1, w.maxDelay), signal);
     }
     if (crashing?.phase === 'returned') queueMicrotask(() => crashing.kill());
     return respond(text, response);
+  }
+
+  /** Remember a write the engine gave up on after it left: the server may still apply it, late. */
+  function abandon(method: string, url: URL, init: RequestInit | undefined): void {
+    if (method === 'GET') return;
+    let body: unknown;
+    try {
+      body = typeof init?.body === 'string' ? JSON.parse(init.body) : undefined;
+    } catch {
+      body = init?.body;
+    }
+    transport.abandoned.push({ method, url: url.href, body });
+    count('abandoned-write');
+  }
+
+  /** The rest of a request in simulated time: it lands after the latency, alone, whatever the engine does meanwhile. */
+  async function simulated(sim: Simulation, method: string, url: URL, init: RequestInit | undefined, crashing: CrashPlan | undefined, at: (where: string) => void): Promise<Response> {
+    const signal = init?.signal;
+    const latency = transport.latency;
+    const landing = (async (): Promise<Answer> => {
+      if (latency > 0) await sim.sleep(latency);
+      return sim.exclusive(async () => {
+        const response = await fetch(url, { ...init, signal: undefined });
+        return { status: response.status, statusText: response.statusText, headers: response.headers, text: await response.text() };
+      });
+    })();
+    let answer: Answer;
+    try {
+      answer = await raced(landing, signal);
+    } catch (error) {
+      if (signal?.aborted) {
+        landing.catch(() => undefined);
+        abandon(method, url, init);
+      }
+      throw error;
+    }
+    const w = transport.weather;
+    const isList = method === 'GET' && /\/subscriptions\/?$/.test(url.pathname);
+    let text = answer.text;
+    if (isList && answer.status === 200 && w.foreignNext > 0 && rng.chance(w.foreignNext)) {
+      try {
+        const body = JSON.parse(text) as { next?: string; page?: number; per_page?: number };
+        const page = (body.page ?? Number(url.searchParams.get('page') ?? 1)) + 1;
+        body.next = rng.pick(foreignLinks(page, url.searchParams.get('per_page') ?? String(body.per_page ?? 50)));
+        text = JSON.stringify(body);
+        count('foreign-next');
+      } catch {
+        // A spoiled body stays spoiled.
+      }
+    }
+    if (crashing?.phase === 'after') {
+      crashing.kill();
+      throw new TypeError('the worker was killed before it read the answer');
+    }
+    if (w.delayAfter > 0 && rng.chance(w.delayAfter)) {
+      count('delay-after');
+      at('delay after');
+      await sim.sleep(rng.int(1, w.maxDelay), signal);
+    }
+    if (crashing?.phase === 'returned') queueMicrotask(() => crashing.kill());
+    return respond(text, answer);
   }
   return transport;
 }

@@ -1,0 +1,139 @@
+// Simulated time for the chaos scenario, so that a seed replays exactly whatever the machine's load.
+//
+// The engine, the reference server and the network between them read one virtual clock. Virtual time moves
+// only when the process is quiet: no pending `setImmediate` (fake-indexeddb's only scheduler, so no database
+// work is under way) and no real request in flight. Then the earliest timer fires. Real HTTP requests are
+// made one at a time, alone, at their virtual arrival time (`exclusive`), so the server sees them in an
+// order fixed by the seed, and no socket's timing can reorder what the engine does. The wall clock decides
+// nothing; a load spike only makes a run slower.
+import type { Clock } from '../../src/types.ts';
+
+/** A virtual clock and the driver that moves it. */
+export interface Simulation {
+  /** The engine's clock (and the server's: it has the same shape). */
+  readonly clock: Clock;
+  /** Virtual ms since the epoch. */
+  now(): number;
+  /** Resolve after `ms` of virtual time; a given signal rejects it early with its reason. */
+  sleep(ms: number, signal?: AbortSignal | null): Promise<void>;
+  /** Run real I/O when everything else is quiet, with nothing else running until it settles. */
+  exclusive<T>(work: () => Promise<T>): Promise<T>;
+  /** Let the event loop turn `n` times without moving virtual time (to cut work off midway). */
+  ticks(n: number): Promise<void>;
+  /** Stop the driver (timers left pending never fire). */
+  stop(): void;
+}
+
+interface Timer {
+  at: number;
+  seq: number;
+  fire: () => void | Promise<void>;
+  cancelled: boolean;
+}
+
+/** Virtual time starts here (a fixed date, so timestamps in traces repeat too). */
+const EPOCH = Date.UTC(2026, 0, 1);
+
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+function pendingImmediates(): number {
+  let n = 0;
+  for (const resource of process.getActiveResourcesInfo()) if (resource === 'Immediate') n++;
+  return n;
+}
+
+// One quiet detector for the whole process: two simulations polling on their own would each see the other's
+// poll as pending work and wait for ever. Quiet is global, so every simulation waiting is told at once.
+let waiters: (() => void)[] = [];
+let polling = false;
+
+/** Resolves at the next event-loop turn with no other immediate pending. */
+function whenQuiet(): Promise<void> {
+  return new Promise<void>((resolve) => {
+    waiters.push(resolve);
+    if (polling) return;
+    polling = true;
+    void (async () => {
+      while (waiters.length) {
+        await turn();
+        if (pendingImmediates() > 0) continue;
+        const ready = waiters;
+        waiters = [];
+        for (const wake of ready) wake();
+      }
+      polling = false;
+    })();
+  });
+}
+
+/** Start a simulation; `random` is the seeded randomness the engine draws from. */
+export function createSimulation(random: () => number, start = EPOCH): Simulation {
+  let now = start;
+  let seq = 0;
+  let running = true;
+  const timers: Timer[] = [];
+
+  function schedule(ms: number, fire: Timer['fire']): Timer {
+    const timer: Timer = { at: now + Math.max(0, ms), seq: seq++, fire, cancelled: false };
+    // Kept sorted by (at, seq): the earliest first, ties in the order they were set.
+    let i = timers.length;
+    while (i > 0 && (timers[i - 1]!.at > timer.at || (timers[i - 1]!.at === timer.at && timers[i - 1]!.seq > timer.seq))) i--;
+    timers.splice(i, 0, timer);
+    return timer;
+  }
+
+  async function drive(): Promise<void> {
+    while (running) {
+      await whenQuiet();
+      if (!running) return;
+      const next = timers.shift();
+      if (!next) {
+        // Nothing scheduled and nothing running: whatever is awaited is real (a server closing). Wait for it.
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        continue;
+      }
+      if (next.cancelled) continue;
+      now = Math.max(now, next.at);
+      await next.fire();
+    }
+  }
+  void drive();
+
+  return {
+    clock: {
+      now: () => now,
+      setTimeout: (callback, ms) => schedule(ms, callback),
+      clearTimeout: (handle) => {
+        if (handle && typeof handle === 'object' && 'cancelled' in handle) (handle as Timer).cancelled = true;
+      },
+      random,
+    },
+    now: () => now,
+    sleep(ms, signal) {
+      return new Promise<void>((resolve, reject) => {
+        if (signal?.aborted) return reject(signal.reason);
+        const onAbort = () => {
+          timer.cancelled = true;
+          reject(signal!.reason);
+        };
+        const timer = schedule(ms, () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        });
+        signal?.addEventListener('abort', onAbort, { once: true });
+      });
+    },
+    exclusive<T>(work: () => Promise<T>): Promise<T> {
+      return new Promise<T>((resolve, reject) => {
+        schedule(0, () => work().then(resolve, reject));
+      });
+    },
+    async ticks(n) {
+      for (let i = 0; i < n; i++) await turn();
+    },
+    stop() {
+      running = false;
+      timers.length = 0;
+    },
+  };
+}
