@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { createApi, type ApiCall } from '../server/client.ts';
 import { createGpodderApi, type GpodderCall } from '../server/gpodder/client.ts';
 import { startGpodderServer, type GpodderServer, type GpodderServerOptions } from '../server/gpodder/server.ts';
+import { wallTime } from '../server/listen.ts';
 import { startServer, type RefServer, type ServerOptions } from '../server/server.ts';
 
 /** What a file's tests reach the server through. */
@@ -49,7 +50,7 @@ export function gpodderServerPerFile(options: GpodderServerOptions = {}): Gpodde
   let server: GpodderServer | undefined;
   let call: GpodderCall | undefined;
   beforeAll(async () => {
-    server = await startGpodderServer({ port: 0, now: () => clock.ms, ...options });
+    server = await startGpodderServer({ port: 0, time: { ...wallTime, now: () => clock.ms }, ...options });
     call = createGpodderApi(server.url);
   });
   afterAll(() => server?.close());

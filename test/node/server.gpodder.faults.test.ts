@@ -1,8 +1,9 @@
-// The gPodder server's shared controls: faults, latency on an injected scheduler, the log, the admin surface.
+// The gPodder server's shared controls: faults, latency on injected timers, the log, the admin surface.
 import { afterEach, describe, expect, it } from 'vitest';
 import { GPODDER_EPOCH_MS, gpodderServerPerFile } from './server-fixture.ts';
 import { startGpodderServer, type GpodderServer, type WireChanges } from '../server/gpodder/server.ts';
 import { createGpodderApi } from '../server/gpodder/client.ts';
+import { wallTime } from '../server/listen.ts';
 
 const ctx = gpodderServerPerFile();
 const PULL = '/api/2/subscriptions/alice/web.json?since=0';
@@ -97,11 +98,11 @@ describe('injected time', () => {
   let server: GpodderServer | undefined;
   afterEach(() => server?.close());
 
-  it('latency waits on the given scheduler, not the wall clock', async () => {
+  it('latency waits on the given timers, not the wall clock', async () => {
     const timers: { fn: () => void; ms: number }[] = [];
     server = await startGpodderServer({
       latencyMs: 250,
-      scheduler: { setTimeout: (fn, ms) => timers.push({ fn, ms }), clearTimeout: () => undefined },
+      time: { now: () => GPODDER_EPOCH_MS, setTimeout: (fn, ms) => timers.push({ fn, ms }), clearTimeout: () => undefined },
     });
     const api = createGpodderApi(server.url);
     let answered = false;
@@ -118,7 +119,7 @@ describe('injected time', () => {
 
   it('stamps timestamps from now(), in seconds, truncated', async () => {
     let ms = 1_234_567_890_999;
-    server = await startGpodderServer({ now: () => ms });
+    server = await startGpodderServer({ time: { ...wallTime, now: () => ms } });
     const api = createGpodderApi(server.url);
     const res = await api<{ timestamp: number }>('POST', '/api/2/subscriptions/alice/web.json', { body: { add: ['https://a.example/'] } });
     expect(res.body.timestamp).toBe(1_234_567_890);

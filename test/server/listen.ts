@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { send } from './http.ts';
+import type { ServerTime } from './types.ts';
 
 /** A listening HTTP server reduced to what the reference servers need. */
 export interface Listening {
@@ -39,20 +40,15 @@ export async function listen(
   };
 }
 
-/** Timers a server sets, on the platform's clock or a simulated one. */
-export interface TimerHost {
-  setTimeout(callback: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-/** The platform's timers. */
-export const platformTimers: TimerHost = {
+/** The wall clock and the platform's timers. */
+export const wallTime: ServerTime = {
+  now: () => Date.now(),
   setTimeout: (callback, ms) => setTimeout(callback, ms),
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 };
 
 /** Sleeps that `cancelAll` can stop (they then never resolve: the server is closing). */
-export function createSleeper(timers: TimerHost): { sleep(ms: number): Promise<void>; cancelAll(): void } {
+export function createSleeper(timers: Pick<ServerTime, 'setTimeout' | 'clearTimeout'>): { sleep(ms: number): Promise<void>; cancelAll(): void } {
   const pending = new Set<unknown>();
   return {
     sleep: (ms) =>

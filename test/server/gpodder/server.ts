@@ -8,7 +8,7 @@ import { createNextcloud, NEXTCLOUD_BASE } from './nextcloud.ts';
 import type { GpodderServer, GpodderServerOptions } from './types.ts';
 import { createFaults, faultControls } from '../faults.ts';
 import { readBody, replyText, send, type Reply } from '../http.ts';
-import { createSleeper, listen, platformTimers } from '../listen.ts';
+import { createSleeper, listen, wallTime } from '../listen.ts';
 import { createRequestLog } from '../log.ts';
 import { createRandom } from '../random.ts';
 import { spoil } from '../spoil.ts';
@@ -26,7 +26,8 @@ export async function startGpodderServer(opts: GpodderServerOptions = {}): Promi
   const dialect = opts.dialect ?? 'mygpo';
   const users = { ...(opts.users ?? DEFAULT_USERS) };
   if (Object.keys(users).length === 0) throw new Error('startGpodderServer needs at least one user');
-  const now = opts.now ?? Date.now;
+  const time = opts.time ?? wallTime;
+  const now = (): number => time.now();
   const initialLatency = opts.latencyMs ?? 0;
   // gpodder.net sends CORS headers; opodsync (and Nextcloud) send none, so a page needs one origin.
   const cors = dialect === 'mygpo';
@@ -35,7 +36,7 @@ export async function startGpodderServer(opts: GpodderServerOptions = {}): Promi
   let random = createRandom(RANDOM_SEED);
   const faults = createFaults('');
   const log = createRequestLog();
-  const sleeper = createSleeper(opts.scheduler ?? platformTimers);
+  const sleeper = createSleeper(time);
   const routes = { dialect, accounts, auth, now };
   const api2 = createApi2(routes);
   const nextcloud = createNextcloud(routes);

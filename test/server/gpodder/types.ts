@@ -1,7 +1,6 @@
 // Wire shapes of the gPodder v2 and Nextcloud gPodder Sync subscription endpoints, and the gPodder
 // reference server's own options, views and control types. No logic here.
-import type { TimerHost } from '../listen.ts';
-import type { FaultMatch, FaultOptions, RequestLogEntry } from '../types.ts';
+import type { FaultMatch, FaultOptions, RequestLogEntry, ServerTime } from '../types.ts';
 
 /** The body of `GET /api/2/subscriptions/{user}/{device}.json` and of the Nextcloud `subscriptions`. */
 export interface WireChanges {
@@ -60,9 +59,6 @@ export interface WireSyncRequest {
  */
 export type GpodderDialect = 'mygpo' | 'opodsync';
 
-/** Timers the server sets (latency); a simulation passes its own. */
-export type GpodderScheduler = TimerHost;
-
 /** Options of `startGpodderServer`. */
 export interface GpodderServerOptions {
   /** TCP port on 127.0.0.1; 0 picks a free one. @default 0 */
@@ -75,10 +71,8 @@ export interface GpodderServerOptions {
   seed?: number;
   /** Delay before every API answer, in ms. @default 0 */
   latencyMs?: number;
-  /** The server's clock in ms since the epoch; wire timestamps are its seconds. @default Date.now */
-  now?: () => number;
-  /** Where the latency timers go. @default the platform's setTimeout */
-  scheduler?: GpodderScheduler;
+  /** The server's time (as the OPA server's `time`): `now()` in ms, whose seconds are the wire timestamps, and the latency timers. @default the wall clock */
+  time?: ServerTime;
 }
 
 /** Which subscription list an in-process operation reads or writes. */
