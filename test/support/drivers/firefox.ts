@@ -13,7 +13,15 @@ function pageDriver(page: Page): PageDriver {
     goto: async (url) => void (await page.goto(url, { waitUntil: 'load' })),
     reload: async () => void (await page.reload({ waitUntil: 'load' })),
     click: (selector) => page.click(selector),
-    fill: (selector, value) => page.locator(selector).fill(value),
+    // Typed as a person would (select all, delete, type): every keystroke fires input events, clearing too.
+    async fill(selector, value) {
+      await page.focus(selector);
+      await page.keyboard.down('Control');
+      await page.keyboard.press('KeyA');
+      await page.keyboard.up('Control');
+      await page.keyboard.press('Backspace');
+      if (value !== '') await page.keyboard.type(value);
+    },
     select: async (selector, value) => void (await page.select(selector, value)),
     screenshot: async (path) => void (await page.screenshot({ path, fullPage: true })),
     errors: async () => [...errors],

@@ -143,11 +143,24 @@ function context(client: Client, driver: ChildProcess): BrowserContext {
       click: (selector) => on(async () => client.elementClick(await element(selector))),
       fill: (selector, value) =>
         on(async () => {
+          // Select all (Control+a; modifiers are released at the end of each call), delete, type: keystrokes fire
+          // input events, which WebDriver's Element Clear does not in WebKitGTK.
           const id = await element(selector);
-          await client.elementClear(id);
+          await client.elementSendKeys(id, '\uE009a');
+          await client.elementSendKeys(id, '\uE003');
           if (value !== '') await client.elementSendKeys(id, value);
         }),
-      select: (selector, value) => on(async () => client.elementClick(await element(`${selector} option[value="${value}"]`))),
+      select: (selector, value) =>
+        on(async () => {
+          // An option's value may be its text (no value attribute): find it by its value property.
+          const marked = await client.executeScript(
+            'const o = [...document.querySelector(arguments[0]).options].find((x) => x.value === arguments[1]); if (o) o.setAttribute("data-driver-option", "1"); return !!o;',
+            [selector, value],
+          );
+          if (!marked) throw new Error(`no option ${value} in ${selector}`);
+          await client.elementClick(await element(`${selector} option[data-driver-option]`));
+          await client.executeScript('document.querySelector(arguments[0] + " option[data-driver-option]").removeAttribute("data-driver-option")', [selector]);
+        }),
       screenshot: (path) => on(async () => writeFile(path, Buffer.from(await client.takeScreenshot(), 'base64'))),
       errors: () => on(async () => ((await client.executeScript('return window.__driverErrors || []', [])) as string[]) ?? []),
       close: () =>
