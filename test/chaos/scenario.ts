@@ -310,6 +310,39 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
       }
     };
 
+    /**
+     * The pattern that once lost a change (seed 307): an add whose POST fails, then a feed URL change and a guid
+     * change queued behind it while the push runs, cut at seeded points.
+     */
+    const unackedAddStep = async () => {
+      const feedUrl = freshFeed();
+      const guid = freshGuid('a');
+      const failures = rng.int(1, 2);
+      s.failNext(failures, 502, { method: 'POST' });
+      note(`pattern: ${failures}× 502 on POST, then add and edits behind it`);
+      try {
+        await engine.add(feedUrl, { guid });
+        model.localAdd(feedUrl, guid, guid, false);
+        result.intents++;
+        note(`add(${feedUrl}, {guid: ${guid}}) ok`);
+        const sub = model.byHandle(guid)!;
+        for (const change of [{ feedUrl: freshFeed() }, { guid: freshGuid('g') }] as SubscriptionChange[]) {
+          if (rng.chance(0.5)) void syncStep();
+          // Some virtual time lets the POST's retry through; then a few turns land the edit inside the push's steps.
+          await sim.sleep(rng.pick([0, rng.int(1, 30), rng.int(1, 120)]));
+          await sim.ticks(rng.int(0, 40));
+          const handle = sub.handles[sub.handles.length - 1]!;
+          const view = await engine.update(handle, change);
+          model.localUpdate(sub, change, false);
+          result.intents++;
+          note(`update(${handle}, ${JSON.stringify(change)}) ok → ${view.guid}`);
+        }
+      } catch (error) {
+        if (isSyncError(error) && LOCAL_REJECTIONS.has(error.code)) note(`pattern rejected: ${error.code}`);
+        else unexpected('the unacknowledged-add pattern', error);
+      }
+    };
+
     const syncStep = async () => {
       try {
         // An app does not wait for ever: during an outage a run may keep going in the background (it is
@@ -486,7 +519,13 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
       offline: 2,
       crash: opts.crashes ? 4 : 0,
     };
+    // Every seed covers the once-lost-change pattern at least once, at a step the seed picks.
+    const patternAt = rng.int(0, Math.max(0, opts.steps - 1));
     for (let step = 0; step < opts.steps; step++) {
+      if (step === patternAt) {
+        phase = `#${step}: unacknowledged add pattern`;
+        await unackedAddStep();
+      }
       if (step >= latencyUntil) {
         transport.latency = 0;
         latencyUntil = Infinity;

@@ -3,13 +3,19 @@
 //   npm run chaos -- --seeds 500            seeds 1..500
 //   npm run chaos -- --seeds 200 --from 1000
 //   npm run chaos -- --seed 42              replay one seed, with its trace
-//   options: --parallel N (default 2), --steps N, --watchdog MS, --refusals / --no-refusals (default: every third seed),
+//   options: --parallel N child processes (default: the number of cores), --steps N, --watchdog MS,
+//            --refusals / --no-refusals (default: every third seed),
 //            --all (do not steer clear of known engine bugs: to check a fix), --allow BUG[,BUG] (only those),
 //            --verbose
 //
 // Prints `chaos: N seeds, F failures`, and for each failure the seed, what broke and the replay command;
-// exits 1 when anything failed.
+// exits 1 when anything failed. Scenarios run in simulated time, so a seed's trace is the same on any
+// machine under any load: the replay command reproduces a failure exactly. Seeds are shared out among child
+// processes, one scenario at a time in each (its own fake-indexeddb, its own event loop).
 import 'fake-indexeddb/auto';
+import { fork, type ChildProcess } from 'node:child_process';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { defaultsForSeed, runScenario, ScenarioFailure, type ScenarioOptions, type ScenarioResult } from './scenario.ts';
 
 interface Args {
@@ -24,7 +30,7 @@ interface Args {
 }
 
 function parse(argv: string[]): Args {
-  const args: Args = { seeds: [], parallel: 2, all: false, allow: [], verbose: false };
+  const args: Args = { seeds: [], parallel: availableParallelism(), all: false, allow: [], verbose: false };
   let count = 50;
   let from = 1;
   let single: number | undefined;
@@ -53,40 +59,85 @@ function parse(argv: string[]): Args {
   return args;
 }
 
+/** What a child sends back for one seed. */
+type Outcome = { seed: number; ok: true; result: ScenarioResult } | { seed: number; ok: false; reason: string; trace: string[] };
+
+/** The options a seed runs with under these arguments. */
+function optionsFor(seed: number, args: Args): ScenarioOptions {
+  const options: ScenarioOptions = { ...defaultsForSeed(seed) };
+  if (args.steps !== undefined) options.steps = args.steps;
+  if (args.watchdog !== undefined) options.watchdog = args.watchdog;
+  if (args.refusals !== undefined) options.refusals = args.refusals;
+  if (args.all) options.avoid = [];
+  else if (args.allow.length) options.avoid = (options.avoid ?? []).filter((bug) => !args.allow.includes(bug));
+  return options;
+}
+
+/** Run one seed here, as an outcome. */
+async function runSeed(options: ScenarioOptions): Promise<Outcome> {
+  try {
+    return { seed: options.seed, ok: true, result: await runScenario(options) };
+  } catch (error) {
+    const failure = error instanceof ScenarioFailure ? error : new ScenarioFailure(options.seed, String(error), []);
+    return { seed: options.seed, ok: false, reason: failure.message, trace: failure.trace };
+  }
+}
+
+/** A child process's loop: run each seed it is sent, answer with the outcome. */
+function child(): void {
+  process.on('message', (message: ScenarioOptions | 'exit') => {
+    if (message === 'exit') process.exit(0);
+    void runSeed(message).then((outcome) => process.send!(outcome));
+  });
+}
+
 async function main(): Promise<number> {
   const args = parse(process.argv.slice(2));
   const started = Date.now();
-  const failures: ScenarioFailure[] = [];
+  const failures: Extract<Outcome, { ok: false }>[] = [];
   const results: ScenarioResult[] = [];
   let next = 0;
   let done = 0;
   const replayOne = args.seeds.length === 1;
 
-  const worker = async () => {
-    while (next < args.seeds.length) {
-      const seed = args.seeds[next++]!;
-      const options: ScenarioOptions = { ...defaultsForSeed(seed) };
-      if (args.steps !== undefined) options.steps = args.steps;
-      if (args.watchdog !== undefined) options.watchdog = args.watchdog;
-      if (args.refusals !== undefined) options.refusals = args.refusals;
-      if (args.all) options.avoid = [];
-      else if (args.allow.length) options.avoid = (options.avoid ?? []).filter((bug) => !args.allow.includes(bug));
-      try {
-        const result = await runScenario(options);
-        results.push(result);
-        if (args.verbose || replayOne) console.log(`seed ${seed}: ok in ${result.ms} ms (${result.intents} intents, ${result.foreign} foreign, ${result.crashes} crashes, ${result.faults} faults, ${result.requests} requests)`);
-      } catch (error) {
-        const failure = error instanceof ScenarioFailure ? error : new ScenarioFailure(seed, String(error), []);
-        failures.push(failure);
-        // Failures are rare and timing may not replay them: always print the whole trace.
-        console.log(`seed ${seed}: FAILED`);
-        console.log(failure.message);
-      }
-      done++;
-      if (!replayOne && done % 50 === 0) console.log(`chaos: ${done}/${args.seeds.length} seeds, ${failures.length} failures so far (${Math.round((Date.now() - started) / 1000)} s)`);
+  const record = (outcome: Outcome) => {
+    if (outcome.ok) {
+      results.push(outcome.result);
+      const r = outcome.result;
+      if (args.verbose || replayOne) console.log(`seed ${r.seed}: ok in ${r.ms} ms (${r.intents} intents, ${r.foreign} foreign, ${r.crashes} crashes, ${r.faults} faults, ${r.requests} requests)`);
+      if (replayOne) console.log(r.trace.join('\n'));
+    } else {
+      failures.push(outcome);
+      console.log(`seed ${outcome.seed}: FAILED`);
+      console.log(outcome.reason);
     }
+    done++;
+    if (!replayOne && done % 50 === 0) console.log(`chaos: ${done}/${args.seeds.length} seeds, ${failures.length} failures so far (${Math.round((Date.now() - started) / 1000)} s)`);
   };
-  await Promise.all(Array.from({ length: Math.min(args.parallel, args.seeds.length) }, worker));
+
+  const lanes = Math.min(args.parallel, args.seeds.length);
+  if (lanes <= 1) {
+    for (const seed of args.seeds) record(await runSeed(optionsFor(seed, args)));
+  } else {
+    const self = fileURLToPath(import.meta.url);
+    const lane = (proc: ChildProcess) =>
+      new Promise<void>((resolve, reject) => {
+        const feed = () => {
+          if (next >= args.seeds.length) {
+            proc.send('exit');
+            return resolve();
+          }
+          proc.send(optionsFor(args.seeds[next++]!, args));
+        };
+        proc.on('message', (outcome: Outcome) => {
+          record(outcome);
+          feed();
+        });
+        proc.on('exit', (code) => (next < args.seeds.length || code ? reject(new Error(`a soak process exited with ${code}`)) : resolve()));
+        feed();
+      });
+    await Promise.all(Array.from({ length: lanes }, () => lane(fork(self, ['--child'], { execArgv: process.execArgv }))));
+  }
 
   const totals = results.reduce(
     (t, r) => ({ intents: t.intents + r.intents, foreign: t.foreign + r.foreign, crashes: t.crashes + r.crashes, faults: t.faults + r.faults, requests: t.requests + r.requests }),
@@ -102,10 +153,13 @@ async function main(): Promise<number> {
   return failures.length ? 1 : 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(2);
-  },
-);
+if (process.argv.includes('--child')) child();
+else {
+  main().then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(2);
+    },
+  );
+}

@@ -1,0 +1,30 @@
+// A queued change is addressed to the server by the change as stored now, not by the copy a push read:
+// a guid change made while that change is in flight re-keys its row (the lost change of chaos seed 307).
+import { describe, expect, it } from 'vitest';
+import { openSyncDatabase } from '../../src/schema.ts';
+import { createStore } from '../../worker/store/store.ts';
+import { uniqueDb } from './helpers.ts';
+
+describe('store: addressing a queued change', () => {
+  it('finds the server guid after a guid change re-keyed the row behind the push', async () => {
+    const store = createStore(openSyncDatabase(uniqueDb('address')), () => 'local-1');
+    await store.bind({ server: 'http://127.0.0.1:1/v1' });
+    // An add, sent; a feed URL change queued behind it (no server guid known yet when it was queued).
+    const { result: added } = await store.add('https://feeds.example/a.xml', 'a-1', 1, new Set());
+    expect(added.guid).toBe('a-1');
+    const [add] = await store.pendingChanges();
+    await store.markSent([add!.id!]);
+    await store.update('a-1', { feedUrl: 'https://feeds.example/b.xml' }, 2, new Set());
+    // The add is acknowledged: the row has a server base now and the update is the head of its queue.
+    await store.ackAdd({ ...add!, sent: true }, { guid: 'a-1', feedUrl: 'https://feeds.example/a.xml', isSubscribed: true });
+    const [update] = await store.pendingChanges();
+    expect(update).toMatchObject({ kind: 'update', guid: 'a-1' });
+    expect(update!.serverGuid).toBeUndefined();
+    // The push has read it and is sending it; the app renames the subscription meanwhile.
+    const { result: view } = await store.update('a-1', { guid: 'g-1' }, 3, new Set([update!.id!]));
+    expect(view.guid).toBe('g-1');
+    // The copy the push holds still names a-1, whose row is now keyed g-1: the server still knows it as a-1.
+    expect(await store.address(update!)).toBe('a-1');
+    store.db.close();
+  });
+});
