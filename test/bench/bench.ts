@@ -1,16 +1,18 @@
-// The benchmark itself: headless Chromium on an on-disk profile, the reference server on loopback, the real
-// client and module worker (a production build of the bench page), real IndexedDB. `runBench` returns the
+// The benchmark itself, in one engine per run: the browser on an on-disk profile (where the engine has one),
+// the reference server on loopback, the real client and module worker (a production build of the bench
+// page), real IndexedDB. `runBench` returns the
 // figures; run.ts prints them and writes the JSON; smoke.check.ts runs the quick plan and checks the shape.
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import type { Page } from 'playwright-core';
+import { playwrightPage } from '../support/drivers/chromium.ts';
+import type { BrowserPage, EngineName } from '../support/browsers.ts';
 import { startServer } from '../server/server.ts';
 import type { RefServer, RequestLogEntry } from '../server/types.ts';
 import type { PullArgs } from './pages/api.ts';
 import { call, launchBenchBrowser, type BenchBrowser } from './support/browser.ts';
-import { sampleWorkerHeaps } from './support/heap.ts';
+import { sampleWorkerHeaps, type HeapSampler } from './support/heap.ts';
 import { measureSize, type SizeResult } from './support/size.ts';
 import { startSite } from './support/site.ts';
 import { median, percentile, round } from './support/stats.ts';
@@ -108,7 +110,10 @@ export interface BenchResult {
     /** Uncommitted changes under src/ and worker/ when the bench ran (the figures are of the tree as it was). */
     dirty: string[];
     node: string;
-    chromium: string;
+    /** The engine and its version; whether its IndexedDB was on disk (WebKitGTK's automation sessions keep it in memory). */
+    browser: EngineName;
+    browserVersion: string;
+    onDisk: boolean;
     cpus: number;
     loadAvgStart: number[];
     loadAvgEnd: number[];
@@ -172,6 +177,7 @@ export interface TargetCheck {
 
 export interface BenchOptions {
   plan: BenchPlan;
+  browser: EngineName;
   sections?: readonly Section[];
   /** Limit the initial pull sizes (the keys). */
   sizes?: readonly SizeKey[];
@@ -223,11 +229,20 @@ async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs 
 
 // ---- initial pull, main-thread responsiveness, worker heap ----------------------------------------------------
 
+/** The worker heap sampler: CDP, so Chromium only; other engines report no heap figure. */
+async function heapSampler(page: BrowserPage): Promise<HeapSampler> {
+  const pw = playwrightPage(page);
+  if (pw) return sampleWorkerHeaps(pw);
+  const none = { peakUsed: {}, peakTotal: {}, samples: 0 };
+  return { reset() {}, snapshot: () => none, stop: async () => none };
+}
+
 interface EngineRun {
   ms: number;
   requests: number;
   preflights: number;
-  longestTaskMs: number;
+  /** null where the engine has no 'longtask' entries. */
+  longestTaskMs: number | null;
   maxLoopGapMs: number;
   peakUsed: number;
 }
@@ -239,7 +254,7 @@ async function initialPulls(browser: BenchBrowser, plan: BenchPlan, sizes: Bench
   for (const { key, n, runs } of sizes) {
     const server = await startServer({ port: 0, seed: n });
     const page = await browser.openPage();
-    const heap = await sampleWorkerHeaps(page);
+    const heap = await heapSampler(page);
     try {
       if (!warmedUp) {
         // JIT, disk caches and the first worker spawn: not measured.
@@ -267,7 +282,7 @@ async function initialPulls(browser: BenchBrowser, plan: BenchPlan, sizes: Bench
             const reqs = listRequests(server.log());
             const peakUsed = heap.snapshot().peakUsed[ENGINE_WORKER] ?? NaN;
             engine.push({ ms: r.ms, requests: reqs.gets, preflights: reqs.preflights, longestTaskMs: r.longestTaskMs, maxLoopGapMs: r.maxLoopGapMs, peakUsed });
-            log(`  initialPull ${key} run ${i + 1}/${runs} engine   ${r.ms.toFixed(0)} ms, ${reqs.gets} requests, heap ${mb(peakUsed)}, longtask ${r.longestTaskMs.toFixed(0)} ms`);
+            log(`  initialPull ${key} run ${i + 1}/${runs} engine   ${r.ms.toFixed(0)} ms, ${reqs.gets} requests, heap ${mb(peakUsed)}, longtask ${r.longestTaskMs === null ? '–' : `${r.longestTaskMs.toFixed(0)} ms`}`);
           } else {
             const r = await call(page, 'baselinePull', args);
             if (r.count !== n) throw new Error(`bench: the baseline stored ${r.count} of ${n} subscriptions`);
@@ -308,16 +323,16 @@ async function initialPulls(browser: BenchBrowser, plan: BenchPlan, sizes: Bench
 
   const lt = engineRunsBySize.get(plan.longTaskFrom);
   if (lt) {
+    const tasks = lt.map((r) => r.longestTaskMs).filter((t): t is number => t !== null);
     result.updateLatency = {
       ...result.updateLatency,
-      longestTaskMs: round(median(lt.map((r) => r.longestTaskMs))),
-      longestTaskWorstMs: round(Math.max(...lt.map((r) => r.longestTaskMs))),
+      ...(tasks.length ? { longestTaskMs: round(median(tasks)), longestTaskWorstMs: round(Math.max(...tasks)) } : {}),
       longTaskPullSize: result.initialPull[plan.longTaskFrom]!.n,
       maxLoopGapMs: round(median(lt.map((r) => r.maxLoopGapMs))),
     };
   }
   const mem = engineRunsBySize.get(plan.memoryFrom);
-  if (mem) {
+  if (mem && mem.some((r) => Number.isFinite(r.peakUsed))) {
     result.memory = {
       peakHeapMB: round(median(mem.map((r) => r.peakUsed)) / MB),
       peakHeapMaxMB: round(Math.max(...mem.map((r) => r.peakUsed)) / MB),
@@ -331,7 +346,7 @@ async function initialPulls(browser: BenchBrowser, plan: BenchPlan, sizes: Bench
 
 // ---- incremental pulls and update latency ---------------------------------------------------------------------
 
-async function timedSyncs(page: Page, server: RefServer, reps: number, before?: (rep: number) => Promise<void> | void): Promise<PullCostFigure> {
+async function timedSyncs(page: BrowserPage, server: RefServer, reps: number, before?: (rep: number) => Promise<void> | void): Promise<PullCostFigure> {
   const ms: number[] = [];
   const gets: number[] = [];
   const preflights: number[] = [];
@@ -430,7 +445,7 @@ async function replay(browser: BenchBrowser, plan: BenchPlan, result: BenchResul
   const { subscriptions, changes, latencyMs, runs } = plan.replay;
   const server = await startServer({ port: 0, seed: subscriptions, latencyMs });
   const page = await browser.openPage();
-  const context = page.context();
+  const { context } = browser;
   const rows: { ms: number; requests: number; total: number; patches: number; preflights: number; queued: number }[] = [];
   try {
     for (let run = 0; run < runs; run++) {
@@ -526,7 +541,9 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
       commit: git.commit,
       dirty: git.dirty,
       node: process.version,
-      chromium: 'unknown',
+      browser: options.browser,
+      browserVersion: 'unknown',
+      onDisk: false,
       cpus: cpus().length,
       loadAvgStart: loadavg().map((x) => round(x, 2)),
       loadAvgEnd: [],
@@ -543,8 +560,9 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     const site = await startSite();
     let browser: BenchBrowser | undefined;
     try {
-      browser = await launchBenchBrowser(site.url);
-      result.meta.chromium = browser.version;
+      browser = await launchBenchBrowser(options.browser, site.url);
+      result.meta.browserVersion = browser.version;
+      result.meta.onDisk = browser.onDisk;
       if (sections.includes('pull')) {
         const sizes = plan.initial.filter((s) => !options.sizes || options.sizes.includes(s.key));
         log(`initialPull (${sizes.map((s) => `${s.n}×${s.runs}`).join(', ')}; engine and baseline each) ...`);

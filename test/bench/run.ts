@@ -1,10 +1,13 @@
-// `npm run bench [-- --quick] [-- --only=pull,incremental,replay,size] [-- --sizes=n10k,n100k] [-- --own-build]
-// [-- --markdown]`: prints the figures with the targets, writes the JSON to $BENCH_OUT (or --out=FILE).
+// `npm run bench [-- --browser=chromium|firefox|webkit|all] [-- --quick] [-- --only=pull,incremental,replay,size]
+// [-- --sizes=n10k,n100k] [-- --own-build] [-- --markdown]`: prints the figures with the targets per engine (and
+// a table with a column per engine when there are several), writes the JSON to $BENCH_OUT (or --out=FILE).
 import { writeFile } from 'node:fs/promises';
-import { FULL_PLAN, QUICK_PLAN, SECTIONS, runBench, type Section, type SizeKey } from './bench.ts';
-import { markdownTable, textTable } from './support/table.ts';
+import { parseEngines, type EngineName } from '../support/engines.ts';
+import { FULL_PLAN, QUICK_PLAN, SECTIONS, runBench, type BenchResult, type Section, type SizeKey } from './bench.ts';
+import { engineTable, markdownTable, textTable } from './support/table.ts';
 
-const USAGE = `usage: npm run bench -- [--quick] [--only=${SECTIONS.join(',')}] [--sizes=n1k,n10k,n100k] [--own-build] [--markdown] [--out=FILE]
+const USAGE = `usage: npm run bench -- [--browser=chromium|firefox|webkit|all] [--quick] [--only=${SECTIONS.join(',')}] [--sizes=n1k,n10k,n100k] [--own-build] [--markdown] [--out=FILE]
+  --browser    engine(s) to measure, comma-separated or all (default chromium); size is measured once
   --quick      tiny sizes, one run each (a smoke run, < 1 minute)
   --only       run only these sections (pull = initialPull + memory + longest task)
   --sizes      initial pull sizes to run
@@ -13,10 +16,11 @@ const USAGE = `usage: npm run bench -- [--quick] [--only=${SECTIONS.join(',')}] 
   --out=FILE   write the JSON there (default: $BENCH_OUT when set)`;
 
 function parse(argv: string[]) {
-  const opts = { quick: false, only: undefined as Section[] | undefined, sizes: undefined as SizeKey[] | undefined, ownBuild: false, markdown: false, out: process.env.BENCH_OUT };
+  const opts = { browsers: ['chromium'] as EngineName[], quick: false, only: undefined as Section[] | undefined, sizes: undefined as SizeKey[] | undefined, ownBuild: false, markdown: false, out: process.env.BENCH_OUT };
   for (const arg of argv) {
     const [name, value] = arg.split('=', 2) as [string, string | undefined];
-    if (name === '--quick') opts.quick = true;
+    if (name === '--browser' && value) opts.browsers = parseEngines(value);
+    else if (name === '--quick') opts.quick = true;
     else if (name === '--own-build') opts.ownBuild = true;
     else if (name === '--markdown') opts.markdown = true;
     else if (name === '--out' && value) opts.out = value;
@@ -39,31 +43,46 @@ function parse(argv: string[]) {
 }
 
 const opts = parse(process.argv.slice(2));
-const result = await runBench({
-  plan: opts.quick ? QUICK_PLAN : FULL_PLAN,
-  ...(opts.only ? { sections: opts.only } : {}),
-  ...(opts.sizes ? { sizes: opts.sizes } : {}),
-  ownBuildForSize: opts.ownBuild,
-  log: (line) => console.error(line),
-});
+const results: BenchResult[] = [];
+for (const [i, browser] of opts.browsers.entries()) {
+  // Bundle size does not depend on the engine: measured with the first one only.
+  const sections = (opts.only ?? SECTIONS).filter((s) => i === 0 || s !== 'size');
+  console.error(`== ${browser} ==`);
+  const result = await runBench({
+    plan: opts.quick ? QUICK_PLAN : FULL_PLAN,
+    browser,
+    sections,
+    ...(opts.sizes ? { sizes: opts.sizes } : {}),
+    ownBuildForSize: opts.ownBuild,
+    log: (line) => console.error(line),
+  });
+  results.push(result);
 
-const m = result.meta;
-console.log('');
-console.log(
-  `opa-sync bench (${m.mode}${m.mode === 'quick' ? ': tiny sizes, targets not meaningful' : ''}) ${m.startedAt}, commit ${m.commit}` +
-    `${m.dirty.length ? ` + uncommitted ${m.dirty.join(', ')}` : ''}`,
-);
-console.log(`${m.chromium}, Node ${m.node}, ${m.cpus} CPUs, load ${m.loadAvgStart[0]} → ${m.loadAvgEnd[0]}, page size ${m.pageSize}, wall time ${(m.wallMs / 1000).toFixed(1)} s`);
-console.log('');
-console.log(textTable(result));
-if (opts.markdown) {
+  const m = result.meta;
   console.log('');
-  console.log(markdownTable(result));
+  console.log(
+    `opa-sync bench in ${browser} (${m.mode}${m.mode === 'quick' ? ': tiny sizes, targets not meaningful' : ''}) ${m.startedAt}, commit ${m.commit}` +
+      `${m.dirty.length ? ` + uncommitted ${m.dirty.join(', ')}` : ''}`,
+  );
+  console.log(
+    `${m.browserVersion} (IndexedDB ${m.onDisk ? 'on disk' : 'in memory'}), Node ${m.node}, ${m.cpus} CPUs, load ${m.loadAvgStart[0]} → ${m.loadAvgEnd[0]}, ` +
+      `page size ${m.pageSize}, wall time ${(m.wallMs / 1000).toFixed(1)} s`,
+  );
+  console.log('');
+  console.log(textTable(result));
+  if (opts.markdown) {
+    console.log('');
+    console.log(markdownTable(result));
+  }
+  const missed = result.targets.filter((t) => t.ok === false);
+  console.log('');
+  console.log(`targets: ${result.targets.filter((t) => t.ok).length} met, ${missed.length} missed${missed.length ? ` (${missed.map((t) => t.key).join(', ')})` : ''}`);
 }
-const missed = result.targets.filter((t) => t.ok === false);
-console.log('');
-console.log(`targets: ${result.targets.filter((t) => t.ok).length} met, ${missed.length} missed${missed.length ? ` (${missed.map((t) => t.key).join(', ')})` : ''}`);
+if (results.length > 1) {
+  console.log('');
+  console.log(engineTable(results));
+}
 if (opts.out) {
-  await writeFile(opts.out, JSON.stringify(result, null, 2) + '\n');
+  await writeFile(opts.out, JSON.stringify(results.length === 1 ? results[0] : { runs: results }, null, 2) + '\n');
   console.log(`JSON written to ${opts.out}`);
 }

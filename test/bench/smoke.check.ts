@@ -1,10 +1,11 @@
 // A smoke check of the bench harness for a test to call (the benchmarks give figures, not pass/fail timing):
-// runs the quick plan (tiny sizes, one run each; ~15 s) and checks that every figure the JSON promises is
-// there and is a finite number. Correctness inside the runs (row counts, foreign changes pulled, replayed
+// runs the quick plan in one engine (tiny sizes, one run each; ~15 s) and checks that every figure the JSON
+// promises for that engine is there and is a finite number. Correctness inside the runs (row counts, foreign changes pulled, replayed
 // changes on the server) is checked by the bench itself, which throws.
+import type { EngineName } from '../support/engines.ts';
 import { QUICK_PLAN, runBench, type BenchResult } from './bench.ts';
 
-/** The JSON keys `npm run bench` promises (dotted paths into the result). */
+/** The JSON keys `npm run bench` promises in every engine (dotted paths into the result). */
 export const REQUIRED_KEYS = [
   ...(['n1k', 'n10k', 'n100k'] as const).flatMap((k) => [`initialPull.${k}.engineMs`, `initialPull.${k}.baselineMs`, `initialPull.${k}.ratio`]),
   'incrementalPull.noChange.requests',
@@ -13,11 +14,9 @@ export const REQUIRED_KEYS = [
   'incrementalPull.tenChanges.ms',
   'updateLatency.p50Ms',
   'updateLatency.p95Ms',
-  'updateLatency.longestTaskMs',
   'replay.changes',
   'replay.requests',
   'replay.ms',
-  'memory.peakHeapMB',
   'size.pageGzipBytes',
   'size.workerGzipBytes',
 ] as const;
@@ -26,17 +25,21 @@ function at(value: unknown, path: string): unknown {
   return path.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), value);
 }
 
+/** Figures only Chromium can give: 'longtask' entries, and the worker heap over CDP. */
+export const CHROMIUM_KEYS = ['updateLatency.longestTaskMs', 'memory.peakHeapMB'] as const;
+
 /** Keys of `result` that are missing or not finite numbers (empty when the shape is right). */
 export function shapeProblems(result: BenchResult): string[] {
-  return REQUIRED_KEYS.filter((key) => {
+  const keys: readonly string[] = result.meta.browser === 'chromium' ? [...REQUIRED_KEYS, ...CHROMIUM_KEYS] : REQUIRED_KEYS;
+  return keys.filter((key) => {
     const v = at(result, key);
     return typeof v !== 'number' || !Number.isFinite(v);
   }).map((key) => `${key} = ${JSON.stringify(at(result, key))}`);
 }
 
-/** Run `npm run bench -- --quick` in-process; throws when a run fails or a figure is missing. */
-export async function benchSmoke(log?: (line: string) => void): Promise<BenchResult> {
-  const result = await runBench({ plan: QUICK_PLAN, ...(log ? { log } : {}) });
+/** Run `npm run bench -- --quick` in-process in `browser`; throws when a run fails or a figure is missing. */
+export async function benchSmoke(browser: EngineName, log?: (line: string) => void): Promise<BenchResult> {
+  const result = await runBench({ plan: QUICK_PLAN, browser, ...(log ? { log } : {}) });
   const problems = shapeProblems(result);
   if (problems.length) throw new Error(`bench smoke: missing or non-numeric figures: ${problems.join('; ')}`);
   return result;

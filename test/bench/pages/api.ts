@@ -11,8 +11,8 @@ export interface PullArgs {
 
 /** Main-thread responsiveness while something ran. */
 export interface Responsiveness {
-  /** Longest 'longtask' entry (tasks of 50 ms and more); 0 when there was none. */
-  longestTaskMs: number;
+  /** Longest 'longtask' entry (tasks of 50 ms and more); 0 when there was none; null where the engine has no such entries (Firefox, WebKit). */
+  longestTaskMs: number | null;
   longTasks: number;
   /** Largest lateness of a 10 ms timer loop: an upper bound on any task, even those under 50 ms. */
   maxLoopGapMs: number;

@@ -28,7 +28,9 @@ function watchMainThread(): () => Responsiveness {
       longestTaskMs = Math.max(longestTaskMs, entry.duration);
     }
   });
-  observer.observe({ type: 'longtask', buffered: false });
+  // Only Chromium has 'longtask' entries; elsewhere the figure is missing, not a reassuring 0.
+  const measured = PerformanceObserver.supportedEntryTypes?.includes('longtask') ?? false;
+  if (measured) observer.observe({ type: 'longtask', buffered: false });
   let maxLoopGapMs = 0;
   let stopped = false;
   let expected = performance.now() + 10;
@@ -47,7 +49,7 @@ function watchMainThread(): () => Responsiveness {
       longestTaskMs = Math.max(longestTaskMs, entry.duration);
     }
     observer.disconnect();
-    return { longestTaskMs, longTasks, maxLoopGapMs };
+    return { longestTaskMs: measured ? longestTaskMs : null, longTasks, maxLoopGapMs };
   };
 }
 

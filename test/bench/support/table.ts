@@ -102,3 +102,29 @@ export function markdownTable(r: BenchResult): string {
   const all = rows(r);
   return ['| figure | value | detail | target | |', '|---|---|---|---|---|', ...all.map((row) => `| ${row.join(' | ')} |`)].join('\n');
 }
+
+/** One Markdown table with a column per engine: the figures the README compares across engines. */
+export function engineTable(results: BenchResult[]): string {
+  const cell = (r: BenchResult, figure: (r: BenchResult) => string | undefined) => figure(r) ?? '–';
+  const pull = (key: 'n1k' | 'n10k' | 'n100k') => (r: BenchResult) => {
+    const f = r.initialPull[key];
+    return f && `${fmt(f.engineMs)} vs ${fmt(f.baselineMs)} ms, **${f.ratio.toFixed(2)}**`;
+  };
+  const lines: [string, (r: BenchResult) => string | undefined][] = [
+    ['version', (r) => r.meta.browserVersion],
+    ['IndexedDB', (r) => (r.meta.onDisk ? 'on disk (profile dir)' : 'in memory (ephemeral session)')],
+    ['initial pull 1k, engine vs baseline, ratio', pull('n1k')],
+    ['initial pull 10k', pull('n10k')],
+    ['initial pull 100k', pull('n100k')],
+    ['incremental pull, nothing changed (10k)', (r) => r.incrementalPull && `${r.incrementalPull.noChange.requests} request, ${fmt(r.incrementalPull.noChange.ms, 1)} ms`],
+    ['incremental pull, 10 changes', (r) => r.incrementalPull && `${r.incrementalPull.tenChanges.requests} request, ${fmt(r.incrementalPull.tenChanges.ms, 1)} ms`],
+    ['`update()` until durable, p50 / p95', (r) => r.updateLatency?.p50Ms !== undefined ? `${fmt(r.updateLatency.p50Ms, 1)} / ${fmt(r.updateLatency.p95Ms, 1)} ms` : undefined],
+    ['longest main-thread task, 10k pull', (r) => r.updateLatency?.longestTaskMs !== undefined ? `${fmt(r.updateLatency.longestTaskMs)} ms` : 'not measurable (no longtask entries)'],
+    ['10 ms timer late by at most (10k pull)', (r) => r.updateLatency?.maxLoopGapMs !== undefined ? `${fmt(r.updateLatency.maxLoopGapMs)} ms` : undefined],
+    ['replay 1,000 offline changes / 100 subs', (r) => r.replay && `${r.replay.requests} requests, ${fmt(r.replay.ms)} ms`],
+    ['worker peak JS heap, 100k pull', (r) => (r.memory ? `${fmt(r.memory.peakHeapMB, 1)} MB` : 'not measurable (CDP only)')],
+  ];
+  const head = `| figure | ${results.map((r) => r.meta.browser).join(' | ')} |`;
+  const rule = `|---|${results.map(() => '---').join('|')}|`;
+  return [head, rule, ...lines.map(([name, figure]) => `| ${name} | ${results.map((r) => cell(r, figure)).join(' | ')} |`)].join('\n');
+}

@@ -7,9 +7,11 @@ import { afterAll, beforeAll, beforeEach, describe } from 'vitest';
 import { startServer } from '../../server/server.ts';
 import type { RefServer, RequestLogEntry, ServerOptions } from '../../server/types.ts';
 import { launchBrowser, selectedEngines, type Browser, type BrowserContext, type BrowserPage, type EngineName } from '../../support/browsers.ts';
+import { waitFor } from '../../support/wait.ts';
 import type { PageOptions } from './page-api.ts';
 
 export type { PageApi, PageOptions } from './page-api.ts';
+export { sleep, waitFor } from '../../support/wait.ts';
 export type { Browser, BrowserContext, BrowserPage, EngineName } from '../../support/browsers.ts';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
@@ -147,30 +149,6 @@ export async function ready(page: BrowserPage): Promise<void> {
 export async function pageErrors(page: BrowserPage): Promise<string[]> {
   const own = await page.evaluate(() => ('opa' in window ? window.opa.errors : []));
   return [...(await page.errors()), ...own];
-}
-
-/** Poll `check` until it returns a truthy value; throws with `what` and the last value when time runs out. */
-export async function waitFor<T>(what: string, check: () => T | Promise<T>, timeout = 15_000, interval = 50): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeout;
-  let last: T | undefined;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      last = await check();
-      if (last) return last as NonNullable<T>;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline) {
-      const detail = lastError ? ` (last error: ${String(lastError)})` : ` (last value: ${JSON.stringify(last)})`;
-      throw new Error(`timed out after ${timeout} ms waiting for ${what}${detail}`);
-    }
-    await sleep(interval);
-  }
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** `/v1/subscriptions/{guid}` requests with `method` in the server's log. */

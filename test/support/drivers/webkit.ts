@@ -166,7 +166,12 @@ function context(client: Client, driver: ChildProcess): BrowserContext {
       close: () =>
         on(async () => {
           handles.delete(handle);
-          await client.closeWindow();
+          // Closing the last tab would end the session (and the context): park it on a blank page instead,
+          // for the next newPage().
+          if (handles.size === 0) {
+            await client.navigateTo('about:blank');
+            unusedFirstTab = handle;
+          } else await client.closeWindow();
         }),
     };
   }
