@@ -4,6 +4,8 @@
 export interface DemoDefaults {
   baseUrl: string;
   token: string;
+  /** Connect on the first open (nothing saved yet): set when `npm run demo` started the page. */
+  autoConnect?: boolean;
 }
 
 declare const __OPA_DEMO_DEFAULTS__: DemoDefaults | undefined;

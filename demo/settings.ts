@@ -18,9 +18,11 @@ export const DEFAULT_PAGE_SIZE = 50;
 
 /** The saved settings, or the defaults (the local reference server). */
 export async function loadSettings(): Promise<Settings> {
-  const fallback: Settings = { ...defaults, pageSize: DEFAULT_PAGE_SIZE, connected: false };
+  const fallback: Settings = { baseUrl: defaults.baseUrl, token: defaults.token, pageSize: DEFAULT_PAGE_SIZE, connected: false };
   try {
-    const saved = (await get<Partial<Settings>>(KEY)) ?? {};
+    const stored = await get<Partial<Settings>>(KEY);
+    // Nothing saved: a first open. Started by `npm run demo`, connect to its server at once.
+    const saved: Partial<Settings> = stored ?? { connected: defaults.autoConnect === true };
     return {
       baseUrl: typeof saved.baseUrl === 'string' && saved.baseUrl ? saved.baseUrl : fallback.baseUrl,
       token: typeof saved.token === 'string' ? saved.token : fallback.token,

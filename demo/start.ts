@@ -21,6 +21,8 @@ export interface DemoOptions {
   logLevel?: 'info' | 'warn' | 'error' | 'silent';
   /** Watch files and reload the page when they change (off for tests: an edit elsewhere in the repo must not reload the page under them). @default true */
   watch?: boolean;
+  /** The page connects to the started server on its first open (nothing saved yet). `npm run demo` turns it on. @default false */
+  autoConnect?: boolean;
 }
 
 /** A running demo. */
@@ -56,7 +58,7 @@ async function startRefServer(port: number, seed: number, token: string): Promis
 export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
   const token = options.token ?? 'demo-token';
   const server = await startRefServer(options.serverPort ?? 8787, options.seed ?? 200, token);
-  const defaults: DemoDefaults = { baseUrl: server.url, token };
+  const defaults: DemoDefaults = { baseUrl: server.url, token, autoConnect: options.autoConnect ?? false };
   let vite: ViteDevServer;
   try {
     vite = await createServer({
@@ -120,6 +122,8 @@ async function main(): Promise<void> {
     return;
   }
   const demo = await startDemo({
+    // A newcomer who ran `npm run demo` sees the server's subscriptions at once, not a disconnected form.
+    autoConnect: true,
     serverPort: intFrom('--port', values.port ?? process.env.OPA_DEMO_PORT),
     vitePort: intFrom('--vite-port', values['vite-port'] ?? process.env.OPA_DEMO_VITE_PORT),
     seed: intFrom('--seed', values.seed ?? process.env.OPA_DEMO_SEED),
