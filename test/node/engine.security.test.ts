@@ -53,6 +53,40 @@ describe('security and validation', () => {
     expect(await fresh.subscriptions()).toHaveLength(3);
   });
 
+  it('after clear() the store belongs to no one: another server or account takes it, and is bound then', async () => {
+    const one = await server({ seed: 2 });
+    const two = await server({ seed: 3 });
+    const dbName = uniqueDb('cleared');
+    const alice = engine(one, { dbName, account: 'alice' });
+    await alice.sync();
+    // Sign-out: the data goes, and with it the claim on the database.
+    await alice.clear();
+    await alice.close();
+    const other = engine(two, { dbName, account: 'bob' });
+    await other.sync();
+    expect(await other.subscriptions()).toHaveLength(3);
+    await other.close();
+    // The first use bound it again: now it is bob's on the second server.
+    const back = engine(one, { dbName, account: 'alice' });
+    await expect(back.subscriptions()).rejects.toMatchObject({ code: 'account-mismatch' });
+    await back.close();
+  });
+
+  it('an engine that cleared the store loses it to whoever uses it first', async () => {
+    const one = await server({ seed: 2 });
+    const two = await server({ seed: 3 });
+    const dbName = uniqueDb('cleared-open');
+    const first = engine(one, { dbName });
+    await first.sync();
+    await first.clear();
+    const second = engine(two, { dbName });
+    await second.sync();
+    expect(await second.subscriptions()).toHaveLength(3);
+    // The store is the second server's now: the first engine is told so instead of mixing data into it.
+    await expect(first.subscriptions()).rejects.toMatchObject({ code: 'account-mismatch' });
+    await expect(first.add('https://feeds.example/late.xml')).rejects.toMatchObject({ code: 'account-mismatch' });
+  });
+
   const hostile: [string, (body: Record<string, unknown>) => unknown][] = [
     ['wrong field types', (b) => ({ ...b, subscriptions: [{ feed_url: 'https://x.example/f', guid: 'g', is_subscribed: 'yes' }] })],
     ['a missing guid', (b) => ({ ...b, subscriptions: [{ feed_url: 'https://x.example/f', is_subscribed: true }] })],
