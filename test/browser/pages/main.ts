@@ -12,11 +12,17 @@ const params = new URLSearchParams(location.search);
 const raw = params.get('options');
 if (!raw) throw new Error('the test page needs ?options=<json>');
 const options = JSON.parse(raw) as PageOptions;
-// ?worker=logged: the package's worker entry with its requests reported to this page (tests attribute them).
-const logged = params.get('worker') === 'logged';
-const client = createSyncClient(
-  logged ? { ...options, worker: new Worker(new URL('./logged-worker.ts', import.meta.url), { type: 'module', name: 'opa-sync' }) } : options,
-);
+// ?worker=...: the package's worker entry with its requests reported to this page (tests attribute them), as it
+// is or with platform features taken away. Each URL is spelled out for Vite to bundle it.
+const variants: Record<string, () => Worker> = {
+  logged: () => new Worker(new URL('./logged-worker.ts', import.meta.url), { type: 'module', name: 'opa-sync' }),
+  'no-locks': () => new Worker(new URL('./no-locks-worker.ts', import.meta.url), { type: 'module', name: 'opa-sync' }),
+  bare: () => new Worker(new URL('./bare-worker.ts', import.meta.url), { type: 'module', name: 'opa-sync' }),
+};
+const variant = params.get('worker');
+const logged = variant !== null;
+if (logged && !variants[variant]) throw new Error(`unknown worker variant ${variant}`);
+const client = createSyncClient(logged ? { ...options, worker: variants[variant]!() } : options);
 recordErrors(client.worker);
 const requests: string[] = [];
 if (logged) client.worker.addEventListener('message', (e: MessageEvent<{ opaFetch?: string }>) => void (e.data?.opaFetch && requests.push(e.data.opaFetch)));

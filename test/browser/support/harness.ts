@@ -121,14 +121,17 @@ export function clientOptions(server: RefServer, dbName: string, extra: Partial<
   };
 }
 
-/** How the test page starts its client: the package's worker, or the same entry with its requests logged. */
+/**
+ * How the test page starts its client: the package's worker, or the same entry with its requests logged
+ * (`logged`), and also without Web Locks (`no-locks`) or without Web Locks and BroadcastChannel (`bare`).
+ */
 export interface PageMode {
-  worker?: 'package' | 'logged';
+  worker?: 'package' | 'logged' | 'no-locks' | 'bare';
 }
 
 /** The page's address for these options (they travel in the URL, so a reload keeps them). */
 export function pageUrl(pagesUrl: string, options: PageOptions, mode: PageMode = {}): string {
-  const worker = mode.worker === 'logged' ? '&worker=logged' : '';
+  const worker = mode.worker && mode.worker !== 'package' ? `&worker=${mode.worker}` : '';
   return `${pagesUrl}index.html?options=${encodeURIComponent(JSON.stringify(options))}${worker}`;
 }
 

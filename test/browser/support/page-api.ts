@@ -13,7 +13,7 @@ export interface PageApi {
   events: { change: ChangeEvent[]; status: SyncStatus[] };
   /** Uncaught errors of the page and of the client's worker since the tab opened (kept across reloads). */
   errors: string[];
-  /** With `?worker=logged`: the requests this tab's worker sent (`METHOD /path`), oldest first. */
+  /** With a `?worker=` variant: the requests this tab's worker sent (`METHOD /path`), oldest first. */
   requests: string[];
   /** Whether the client's worker answers a message within `ms` (a terminated worker never does). */
   workerAnswers(ms: number): Promise<boolean>;

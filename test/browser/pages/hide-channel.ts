@@ -1,0 +1,2 @@
+// Loaded before the engine in a worker variant: the worker has no BroadcastChannel either.
+Reflect.deleteProperty(globalThis, 'BroadcastChannel');
