@@ -6,10 +6,17 @@ export type Auth =
   | { type: 'basic'; username: string; password: string }
   | { type: 'header'; name: string; value: string };
 
+/** The sync protocols the engine speaks. */
+export type Protocol = 'opa' | 'gpodder' | 'nextcloud';
+
 /** Options shared by the in-process engine and the page client. */
 export interface SyncOptions {
-  /** The server's base URL; endpoint paths (`/subscriptions`, `/deletions/{id}`) are appended. */
+  /** The server's base URL; endpoint paths (`/subscriptions`, `/deletions/{id}`; gPodder: `/api/2/…`) are appended. */
   baseUrl: string;
+  /** The server's protocol: the Open Podcast API, gPodder v2 (`{baseUrl}/api/2/…`), or Nextcloud gPodder Sync (`{baseUrl}/index.php/apps/gpoddersync/…`). @default 'opa' */
+  protocol?: Protocol;
+  /** gPodder only: this client's device id (`[\w.-]+`), registered before the first pull. @default 'opa-sync' */
+  device?: string;
   /** Credentials; replace them later with `setAuth`. */
   auth?: Auth;
   /** IndexedDB database name. @default `opa-sync:` + the normalised baseUrl */

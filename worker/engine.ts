@@ -11,6 +11,7 @@ import { onMessage } from './engine/tabs.ts';
 import { whenBound } from './engine/binding.ts';
 import { createHttp } from './http.ts';
 import { acquireLeadership } from './leader.ts';
+import { createGpodderTransport } from './gpodder/transport.ts';
 import { createOpaTransport } from './opa/transport.ts';
 import { resolveOptions } from './options.ts';
 import { createStore } from './store/store.ts';
@@ -72,7 +73,10 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
       emitStatus(ctx);
     },
   });
-  const transport = createOpaTransport(http, clock, opts.pageSize);
+  const transport =
+    opts.protocol === 'opa'
+      ? createOpaTransport(http, clock, opts.pageSize)
+      : createGpodderTransport({ protocol: opts.protocol, http, auth: () => state.auth, account: opts.account, device: opts.device });
   const binding = { server: opts.server, protocol: transport.protocol, ...(opts.account !== undefined ? { account: opts.account } : {}) };
   const ctx: EngineContext = {
     opts,

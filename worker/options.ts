@@ -1,10 +1,13 @@
 import { SyncError } from '../src/errors.ts';
 import { defaultDbName, normaliseBaseUrl } from '../src/schema.ts';
-import type { Auth, Clock, SyncOptions } from '../src/types.ts';
+import type { Auth, Clock, Protocol, SyncOptions } from '../src/types.ts';
 import { systemClock } from './clock.ts';
 
 /** Options with every default filled in. */
 export interface ResolvedOptions {
+  protocol: Protocol;
+  /** gPodder's device id. */
+  device: string;
   baseUrl: string;
   server: string;
   auth?: Auth;
@@ -52,12 +55,19 @@ export function resolveOptions(options: SyncOptions): ResolvedOptions {
     throw new SyncError('invalid', `baseUrl is not a URL: ${options.baseUrl}`);
   }
   if (!/^https?:/.test(server)) throw new SyncError('invalid', `baseUrl must be http(s): ${options.baseUrl}`);
+  const protocol = options.protocol ?? 'opa';
+  if (protocol !== 'opa' && protocol !== 'gpodder' && protocol !== 'nextcloud') throw new SyncError('invalid', `protocol must be 'opa', 'gpodder' or 'nextcloud', not ${String(protocol)}`);
+  const device = options.device ?? 'opa-sync';
+  if (typeof device !== 'string' || !/^[\w.-]+$/.test(device)) throw new SyncError('invalid', `device must match [\\w.-]+: ${String(device)}`);
   const fetchImpl = options.fetch ?? globalThis.fetch?.bind(globalThis);
   if (typeof fetchImpl !== 'function') throw new SyncError('invalid', 'no fetch available: pass options.fetch');
   const resolved: ResolvedOptions = {
+    protocol,
+    device,
     baseUrl: server,
     server,
-    dbName: options.dbName ?? defaultDbName(server),
+    // A gPodder store is not an OPA store of the same server: they never share a database by default.
+    dbName: options.dbName ?? (protocol === 'opa' ? defaultDbName(server) : `${defaultDbName(server)}#${protocol}`),
     pageSize: Math.floor(positive('pageSize', options.pageSize, 500, 1)),
     pullInterval: positive('pullInterval', options.pullInterval, 300_000),
     pushDelay: positive('pushDelay', options.pushDelay, 50),
@@ -70,5 +80,7 @@ export function resolveOptions(options: SyncOptions): ResolvedOptions {
   };
   if (options.auth !== undefined) resolved.auth = checkAuth(options.auth);
   if (options.account !== undefined) resolved.account = String(options.account);
+  // gPodder names the user in its paths and keeps one list per user: the store belongs to that user.
+  else if (protocol !== 'opa' && resolved.auth?.type === 'basic') resolved.account = resolved.auth.username;
   return resolved;
 }

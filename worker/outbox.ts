@@ -40,7 +40,8 @@ export interface PushResult {
   wakeAt?: number;
 }
 
-type Settled = 'done' | 'failed' | 'later' | 'paused';
+/** Where a change stands after one attempt; `deferred` was not sent (not an attempt). */
+type Settled = 'done' | 'failed' | 'later' | 'paused' | 'deferred';
 
 /** The first live change of each subscription (order per subscription is kept by sending only heads). */
 function heads(changes: StoredChange[]): StoredChange[] {
@@ -72,7 +73,8 @@ export async function push(ctx: PushContext): Promise<PushResult> {
     const marked = await ctx.store.markSent(due.filter((c) => c.kind === 'add' && !c.sent).map((c) => c.id!));
     due = due.flatMap((c) => (c.kind !== 'add' || c.sent ? [c] : marked.has(c.id!) ? [marked.get(c.id!)!] : []));
     if (ctx.transport.batching === 'all') {
-      for (const settled of await sendBatch(ctx, due)) count(settled);
+      const settled = await sendBatch(ctx, due);
+      settled.forEach((s, i) => (s === 'deferred' ? attempted.delete(due[i]!.id!) : count(s)));
       continue;
     }
     let cursor = 0;
@@ -130,6 +132,8 @@ async function settle(ctx: PushContext, change: StoredChange, outcome: SendOutco
       ctx.onChange(edit.changed);
       return 'failed';
     }
+    case 'deferred':
+      return 'deferred';
     case 'error':
       return settleError(ctx, change, outcome.error);
   }

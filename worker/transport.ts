@@ -19,6 +19,11 @@ export interface RemoteEntry {
   at: number;
   /** `subscriptionChanged` in ms (0 when absent): orders the feed address and flag on their own. */
   dataAt: number;
+  /**
+   * The guid names a server entity of its own, never an older name of another (gPodder: a URL). A row that
+   * only has it as an old name is not its row: removed, it is that row's move echoed back; added, a row of its own.
+   */
+  standalone?: boolean;
 }
 
 /** The server's own record of a subscription it just added. */
@@ -66,7 +71,8 @@ export type SendOutcome =
   | { type: 'deleted' }
   | { type: 'deletion-pending' }
   | { type: 'deletion-failed'; message: string }
-  /** A local guid the server knew by another name is that name now (gPodder's `update_urls`). */
+  /** Not sent this time (it would clash with another change in the same request): send it next. */
+  | { type: 'deferred' }
   | { type: 'error'; error: SyncError };
 
 /** A protocol: how to pull, how to send, and what it can express. */
@@ -77,6 +83,8 @@ export interface Transport {
   readonly batching: 'each' | 'all';
   /** Whether a subscription's guid can be changed. */
   readonly guidChanges: boolean;
+  /** Where a subscription's guid is its feed URL (gPodder): the guid for a feed URL. */
+  readonly guidFor?: (feedUrl: string) => string;
   /** Pull everything changed since `sink.cursor`. */
   pull(sink: PullSink): Promise<void>;
   /** Send changes (one, or a batch); resolves with an outcome per item, in order. */

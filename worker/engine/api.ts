@@ -53,15 +53,23 @@ export function createApi(ctx: EngineContext): SyncEngine {
     subscription: async (guid: string) => read(ctx, () => store.get(checkGuid(guid))),
 
     async add(feedUrl: string, options?: { guid?: string }) {
-      checkFeedUrl(feedUrl);
-      const guid = options?.guid === undefined ? undefined : checkGuid(options.guid);
-      return local(ctx, () => store.add(feedUrl, guid, clock.now(), state.inFlight));
+      const url = checkFeedUrl(feedUrl);
+      let guid = options?.guid === undefined ? undefined : checkGuid(options.guid);
+      const { guidFor } = ctx.transport;
+      if (guidFor) {
+        // The protocol names a subscription by its feed URL: no other guid can be kept.
+        if (guid !== undefined && guid !== guidFor(url)) throw unsupported('a guid of its own for a subscription');
+        guid = guidFor(url);
+      }
+      return local(ctx, () => store.add(url, guid, clock.now(), state.inFlight));
     },
 
     async update(guid: string, change: SubscriptionChange) {
       checkGuid(guid);
       const clean = checkChange(change);
       if (clean.guid !== undefined && !ctx.transport.guidChanges) throw unsupported('a guid change');
+      // Where the guid is the feed URL, a new feed URL is a new guid (the old one keeps leading to it).
+      if (clean.feedUrl !== undefined && ctx.transport.guidFor) clean.guid = ctx.transport.guidFor(clean.feedUrl);
       return local(ctx, () => store.update(guid, clean, clock.now(), state.inFlight));
     },
 

@@ -18,10 +18,10 @@ export function checkGuid(guid: unknown, what = 'guid'): string {
   return guid;
 }
 
-/** An http(s) feed URL. */
+/** An http(s) feed URL, without the white space around it (servers refuse or mangle it). */
 export function checkFeedUrl(url: unknown): string {
-  if (typeof url !== 'string' || !isFeedUrl(url)) throw new SyncError('invalid', `not an http(s) feed URL: ${String(url)}`);
-  return url;
+  if (typeof url !== 'string' || !isFeedUrl(url.trim())) throw new SyncError('invalid', `not an http(s) feed URL: ${String(url)}`);
+  return url.trim();
 }
 
 /** A change with at least one valid field; unknown fields are dropped. */

@@ -94,6 +94,12 @@ export function alias(st: WorksetState, from: string, to: string): void {
   }
 }
 
+/** Make `guid` its own key again: it no longer leads to the row it aliased to. */
+export function unalias(st: WorksetState, guid: string): void {
+  st.aliases.set(guid, null);
+  st.aliasDirty.add(guid);
+}
+
 /** Follow the aliases loaded so far (unknown links end the walk). */
 export function resolveLoaded(st: WorksetState, guid: string): string {
   let current = guid;

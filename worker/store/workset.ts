@@ -6,7 +6,7 @@ import type { SyncDatabase } from '../../src/schema.ts';
 import { createRow, deleteChange, putChange, recompute, setBase } from './workset-derive.ts';
 import { flush, written } from './workset-flush.ts';
 import { loadChange, preload } from './workset-load.ts';
-import { alias, changes, createWorksetState, resolve, row } from './workset-state.ts';
+import { alias, changes, createWorksetState, resolve, row, unalias } from './workset-state.ts';
 import type { ServerBase, StoredChange, StoredSubscription } from '../../src/schema.ts';
 
 /** Edits gathered for one transaction. */
@@ -31,6 +31,8 @@ export interface Workset {
   deleteChange(change: StoredChange): string;
   /** Record that `from` was replaced by `to`. */
   alias(from: string, to: string): void;
+  /** Make `guid` its own key again (it no longer leads elsewhere). */
+  unalias(guid: string): void;
   /** Re-derive a row's view (and key) from its base and queued changes. */
   recompute(key: string): string;
   /** Write everything; returns the guids whose view changed. */
@@ -57,6 +59,7 @@ export function createWorkset(db: SyncDatabase, absent: (key: string) => boolean
     putChange: (change) => putChange(st, change),
     deleteChange: (change) => deleteChange(st, change),
     alias: (from, to) => alias(st, from, to),
+    unalias: (guid) => unalias(st, guid),
     recompute: (key) => recompute(st, key),
     flush: () => flush(st),
     written: () => written(st),

@@ -1,0 +1,62 @@
+// gPodder v2 / Nextcloud gPodder Sync wire shapes, validated before anything touches the store.
+import { SyncError } from '../../src/errors.ts';
+
+/** Answer of a subscription pull: what changed since `since`, and the server's clock (seconds). */
+export interface WireChanges {
+  add: string[];
+  remove: string[];
+  timestamp: number;
+  /** Pairs [as sent, as stored]; "" as stored means refused. Some servers add it to pulls too. */
+  update_urls: [string, string][];
+}
+
+/** Answer of an upload: the server's clock (seconds) and its URL rewrites (Nextcloud sends none). */
+export interface WireUploaded {
+  timestamp: number;
+  update_urls: [string, string][];
+}
+
+/** Body of an upload. */
+export interface WireUpload {
+  add: string[];
+  remove: string[];
+}
+
+const bad = (what: string, detail: string) => new SyncError('bad-response', `${what}: ${detail}`);
+
+function record(value: unknown, what: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw bad(what, 'not a JSON object');
+  return value as Record<string, unknown>;
+}
+
+function urls(value: unknown, key: string, what: string): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || value.some((u) => typeof u !== 'string')) throw bad(what, `${key} is not a list of URLs`);
+  return value as string[];
+}
+
+function seconds(value: unknown, what: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw bad(what, 'timestamp is not a number of seconds');
+  return Math.floor(value);
+}
+
+function rewrites(value: unknown, what: string): [string, string][] {
+  if (value === undefined || value === null) return [];
+  const ok = Array.isArray(value) && value.every((p) => Array.isArray(p) && p.length === 2 && typeof p[0] === 'string' && typeof p[1] === 'string');
+  if (!ok) throw bad(what, 'update_urls is not a list of [old, new] pairs');
+  return value as [string, string][];
+}
+
+/** Validate a pull answer. */
+export function parseChanges(value: unknown): WireChanges {
+  const what = 'subscription changes';
+  const o = record(value, what);
+  return { add: urls(o.add, 'add', what), remove: urls(o.remove, 'remove', what), timestamp: seconds(o.timestamp, what), update_urls: rewrites(o.update_urls, what) };
+}
+
+/** Validate an upload answer. */
+export function parseUploaded(value: unknown): WireUploaded {
+  const what = 'upload answer';
+  const o = record(value, what);
+  return { timestamp: seconds(o.timestamp, what), update_urls: rewrites(o.update_urls, what) };
+}
