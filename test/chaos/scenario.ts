@@ -137,7 +137,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
       deletionDelayMs: rng.pick([0, 15, 60]),
       links: rng.pick(['absolute', 'relative', 'none'] as const),
       deleteStatus: rng.pick([201, 202] as const),
-      time: sim.clock,
+      time: sim.serverTime,
     });
     const s = server;
     const other = await otherOrigin(scope);

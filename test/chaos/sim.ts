@@ -20,6 +20,11 @@ export interface Simulation {
   exclusive<T>(work: () => Promise<T>): Promise<T>;
   /** Let the event loop turn `n` times without moving virtual time (to cut work off midway). */
   ticks(n: number): Promise<void>;
+  /**
+   * A server's time: each reading moves virtual time on by 1 ms, so a server whose clock is strictly
+   * increasing (several writes in one ms) never runs ahead of the time the engine measures.
+   */
+  readonly serverTime: { now(): number; setTimeout: Clock['setTimeout']; clearTimeout: Clock['clearTimeout'] };
   /** Stop the driver (timers left pending never fire). */
   stop(): void;
 }
@@ -127,6 +132,13 @@ export function createSimulation(random: () => number, start = EPOCH): Simulatio
       return new Promise<T>((resolve, reject) => {
         schedule(0, () => work().then(resolve, reject));
       });
+    },
+    serverTime: {
+      now: () => ++now,
+      setTimeout: (callback, ms) => schedule(ms, callback),
+      clearTimeout: (handle) => {
+        if (handle && typeof handle === 'object' && 'cancelled' in handle) (handle as Timer).cancelled = true;
+      },
     },
     async ticks(n) {
       for (let i = 0; i < n; i++) await turn();

@@ -2,6 +2,7 @@
 import { SyncError } from '../../src/errors.ts';
 import type { Auth, SubscriptionChange, SubscriptionFilter, SyncReport } from '../../src/types.ts';
 import { checkAuth } from '../options.ts';
+import { storageError } from '../store/store.ts';
 import type { SyncEngine } from '../engine.ts';
 import { whenBound } from './binding.ts';
 import type { EngineContext } from './context.ts';
@@ -18,7 +19,7 @@ function alive(ctx: EngineContext): void {
 /** `sync()`: run now here when leading, else in the leader tab. */
 export async function sync(ctx: EngineContext): Promise<SyncReport> {
   alive(ctx);
-  await whenBound(ctx);
+  await typed(() => whenBound(ctx));
   if (!ctx.state.browserOnline) throw new SyncError('offline', 'the page reports no network; changes stay queued');
   if (ctx.state.authPaused) throw new SyncError('unauthorized', 'paused after the server refused the credentials: call setAuth()', { status: 401 });
   if (!ctx.leadership.isLeader) return forwardSync(ctx);
@@ -28,8 +29,10 @@ export async function sync(ctx: EngineContext): Promise<SyncReport> {
 /** A local edit: durable when it resolves, announced, and pushed soon (by this tab or the leader). */
 async function local<T>(ctx: EngineContext, edit: () => Promise<{ result: T; changed: string[] }>): Promise<T> {
   alive(ctx);
-  await whenBound(ctx);
-  const { result, changed } = await edit();
+  const { result, changed } = await typed(async () => {
+    await whenBound(ctx);
+    return edit();
+  });
   emitChange(ctx, changed);
   if (ctx.leadership.isLeader) schedulePush(ctx);
   else ctx.channel.post({ type: 'queued' });
@@ -39,8 +42,19 @@ async function local<T>(ctx: EngineContext, edit: () => Promise<{ result: T; cha
 /** A read of the local view. */
 async function read<T>(ctx: EngineContext, work: () => Promise<T>): Promise<T> {
   alive(ctx);
-  await whenBound(ctx);
-  return work();
+  return typed(async () => {
+    await whenBound(ctx);
+    return work();
+  });
+}
+
+/** Storage failures reach the app as `SyncError`s (`closed`, `quota`), whichever step of the store hit them. */
+async function typed<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw storageError(error);
+  }
 }
 
 /** Build the engine's public object over its context. */

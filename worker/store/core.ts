@@ -36,6 +36,9 @@ export interface StoreCore {
 /** Turn Dexie/IndexedDB failures into `SyncError`s (quota first: it is the one a user can act on). */
 export function storageError(error: unknown): unknown {
   if (error instanceof SyncError) return error;
+  // close() (or another context deleting the database) cut the transaction off: whether it committed is
+  // unknown to the caller, as with any cut-off request.
+  if (isClosedError(error)) return new SyncError('closed', 'the engine or its database was closed', { cause: error });
   const names: string[] = [];
   let e: unknown = error;
   for (let i = 0; i < 4 && e && typeof e === 'object'; i++) {
