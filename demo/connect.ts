@@ -2,13 +2,16 @@
 // new token (`setAuth`), clear local data (`clear()`).
 import { byId } from './dom.ts';
 import type { Log } from './log.ts';
-import type { Session } from './session.ts';
+import { authOf, type Session } from './session.ts';
 import { loadSettings, saveSettings, DEFAULT_PAGE_SIZE, type Settings } from './settings.ts';
 
 export async function createConnectPanel(session: Session, log: Log): Promise<void> {
   const form = byId<HTMLFormElement>('connect-form');
+  const protocol = byId<HTMLSelectElement>('protocol');
   const baseUrl = byId<HTMLInputElement>('base-url');
   const token = byId<HTMLInputElement>('token');
+  const username = byId<HTMLInputElement>('username');
+  const password = byId<HTMLInputElement>('password');
   const pageSize = byId<HTMLInputElement>('page-size');
   const connect = byId<HTMLButtonElement>('connect');
   const disconnect = byId<HTMLButtonElement>('disconnect');
@@ -17,8 +20,11 @@ export async function createConnectPanel(session: Session, log: Log): Promise<vo
   const state = byId('connection-state');
 
   const read = (connected: boolean): Settings => ({
+    protocol: protocol.value === 'gpodder' || protocol.value === 'nextcloud' ? protocol.value : 'opa',
     baseUrl: baseUrl.value.trim(),
     token: token.value,
+    username: username.value,
+    password: password.value,
     pageSize: Math.max(1, Math.floor(Number(pageSize.value)) || DEFAULT_PAGE_SIZE),
     connected,
   });
@@ -31,10 +37,19 @@ export async function createConnectPanel(session: Session, log: Log): Promise<vo
     // Read-only rather than disabled: still legible and selectable; changing them needs a new client.
     baseUrl.readOnly = connected;
     pageSize.readOnly = connected;
+    protocol.disabled = connected;
+    showAuthFields();
     const c = session.connection;
     state.textContent = c ? `Connected to ${c.settings.baseUrl}` : 'Not connected. Local data stays in this browser until you clear it.';
     state.dataset.connected = String(connected);
   }
+
+  /** A bearer token for OPA; a username and password for the gPodder protocols. */
+  function showAuthFields(): void {
+    const basic = protocol.value !== 'opa';
+    for (const field of document.querySelectorAll<HTMLElement>('[data-auth]')) field.hidden = (field.dataset.auth === 'basic') !== basic;
+  }
+  protocol.addEventListener('change', showAuthFields);
 
   function open(): void {
     const settings = read(true);
@@ -67,7 +82,7 @@ export async function createConnectPanel(session: Session, log: Log): Promise<vo
     const client = session.connection?.client;
     if (!client) return;
     try {
-      await client.setAuth({ type: 'bearer', token: token.value });
+      await client.setAuth(authOf(read(true)));
       log.add('action', 'new credentials sent to the worker (setAuth); a queue paused by 401 resumes');
       void saveSettings(read(true));
     } catch (error) {
@@ -93,8 +108,11 @@ export async function createConnectPanel(session: Session, log: Log): Promise<vo
   });
 
   const saved = await loadSettings();
+  protocol.value = saved.protocol;
   baseUrl.value = saved.baseUrl;
   token.value = saved.token;
+  username.value = saved.username;
+  password.value = saved.password;
   pageSize.value = String(saved.pageSize);
   show(false);
   if (saved.connected) open();

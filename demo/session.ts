@@ -1,5 +1,5 @@
 // The one SyncClient the page talks to: created on connect, closed on disconnect. Views listen here.
-import { createSyncClient, type SyncClient, type SyncStatus } from '../src/index.ts';
+import { createSyncClient, type Auth, type SyncClient, type SyncStatus } from '../src/index.ts';
 import type { Settings } from './settings.ts';
 
 /** The open connection. */
@@ -28,6 +28,12 @@ const DEMO_RETRY = { baseDelay: 1000, maxDelay: 15_000 };
 /** A background pull every minute. */
 const DEMO_PULL_INTERVAL = 60_000;
 
+/** The credentials the settings name: a bearer token for OPA, HTTP Basic for the gPodder protocols. */
+export function authOf(settings: Settings): Auth {
+  return settings.protocol === 'opa' ? { type: 'bearer', token: settings.token } : { type: 'basic', username: settings.username, password: settings.password };
+}
+
+/** Create the page's session (no client until `connect`). */
 export function createSession(): Session {
   let connection: Connection | undefined;
   const listeners = new Set<(event: SessionEvent) => void>();
@@ -42,8 +48,9 @@ export function createSession(): Session {
 
     connect(settings) {
       const client = createSyncClient({
+        protocol: settings.protocol,
         baseUrl: settings.baseUrl,
-        auth: { type: 'bearer', token: settings.token },
+        auth: authOf(settings),
         pageSize: settings.pageSize,
         pullInterval: DEMO_PULL_INTERVAL,
         retry: DEMO_RETRY,

@@ -3,6 +3,8 @@
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createServer, type ViteDevServer } from 'vite';
+import { startGpodderServer } from '../test/server/gpodder/server.ts';
+import type { GpodderServer } from '../test/server/gpodder/types.ts';
 import { startServer } from '../test/server/server.ts';
 import type { RefServer } from '../test/server/types.ts';
 import type { DemoDefaults } from './defaults.ts';
@@ -54,11 +56,8 @@ async function startRefServer(port: number, seed: number, token: string): Promis
   }
 }
 
-/** Start the reference server (seeded) and the demo page's dev server; the page defaults to that server. */
-export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
-  const token = options.token ?? 'demo-token';
-  const server = await startRefServer(options.serverPort ?? 8787, options.seed ?? 200, token);
-  const defaults: DemoDefaults = { baseUrl: server.url, token, autoConnect: options.autoConnect ?? false };
+/** The demo page's dev server, its defaults pointing at `defaults`; `closeServer` is called if it fails. */
+async function startPage(defaults: DemoDefaults, options: DemoOptions, closeServer: () => Promise<void>): Promise<{ url: string; vite: ViteDevServer }> {
   let vite: ViteDevServer;
   try {
     vite = await createServer({
@@ -73,14 +72,23 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
     });
     await vite.listen();
   } catch (error) {
-    await server.close();
+    await closeServer();
     throw error;
   }
   const url = vite.resolvedUrls?.local[0];
   if (!url) {
-    await Promise.all([vite.close(), server.close()]);
+    await Promise.all([vite.close(), closeServer()]);
     throw new Error('the demo dev server did not report its URL');
   }
+  return { url, vite };
+}
+
+/** Start the reference server (seeded) and the demo page's dev server; the page defaults to that server. */
+export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
+  const token = options.token ?? 'demo-token';
+  const server = await startRefServer(options.serverPort ?? 8787, options.seed ?? 200, token);
+  const defaults: DemoDefaults = { protocol: 'opa', baseUrl: server.url, token, username: '', password: '', autoConnect: options.autoConnect ?? false };
+  const { url, vite } = await startPage(defaults, options, () => server.close());
   let closing: Promise<void> | undefined;
   return {
     url,
@@ -89,6 +97,52 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
     server,
     vite,
     close: () => (closing ??= Promise.all([vite.close(), server.close()]).then(() => undefined)),
+  };
+}
+
+/** A running demo against the gPodder reference server. */
+export interface GpodderDemo {
+  url: string;
+  /** The server's base URL (`http://127.0.0.1:PORT`): `/api/2/…` and `/index.php/apps/gpoddersync/…` below it. */
+  serverUrl: string;
+  protocol: 'gpodder' | 'nextcloud';
+  username: string;
+  password: string;
+  server: GpodderServer;
+  vite: ViteDevServer;
+  close(): Promise<void>;
+}
+
+/** Start the gPodder reference server (mygpo dialect: it answers a page on another origin) and the demo page. */
+export async function startGpodderDemo(protocol: 'gpodder' | 'nextcloud', options: DemoOptions = {}): Promise<GpodderDemo> {
+  const username = 'alice';
+  const password = 'alice-password';
+  const port = options.serverPort ?? 8787;
+  let server: GpodderServer | undefined;
+  for (let i = 0; !server; i++) {
+    try {
+      server = await startGpodderServer({ port: port === 0 || i >= PORT_TRIES ? 0 : port + i, users: { [username]: password } });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || port === 0) throw error;
+    }
+  }
+  const s = server;
+  // mygpo keeps a list per device: the client's default device exists first, so the account-wide seed reaches
+  // it as well as the Nextcloud paths' list.
+  s.registerDevice('opa-sync');
+  s.seed(options.seed ?? 200);
+  const defaults: DemoDefaults = { protocol, baseUrl: s.url, token: '', username, password, autoConnect: options.autoConnect ?? false };
+  const { url, vite } = await startPage(defaults, options, () => s.close());
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    serverUrl: s.url,
+    protocol,
+    username,
+    password,
+    server: s,
+    vite,
+    close: () => (closing ??= Promise.all([vite.close(), s.close()]).then(() => undefined)),
   };
 }
 
@@ -104,6 +158,7 @@ function intFrom(name: string, text: string | undefined): number | undefined {
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
+      protocol: { type: 'string' },
       port: { type: 'string' },
       'vite-port': { type: 'string' },
       seed: { type: 'string' },
@@ -113,15 +168,21 @@ async function main(): Promise<void> {
   });
   if (values.help) {
     console.log(
-      'npm run demo [-- --port N] [--vite-port N] [--seed K] [--token T]\n' +
+      'npm run demo [-- --protocol opa|gpodder|nextcloud] [--port N] [--vite-port N] [--seed K] [--token T]\n' +
+        '  --protocol   the reference server to start: Open Podcast API (default), or gPodder (both gPodder paths)\n' +
         '  --port       reference server port (env OPA_DEMO_PORT, default 8787, next free port if busy)\n' +
         '  --vite-port  demo page port (env OPA_DEMO_VITE_PORT, default 5173, next free port if busy)\n' +
         '  --seed       subscriptions to start with (env OPA_DEMO_SEED, default 200)\n' +
-        '  --token      bearer token the server accepts (env OPA_DEMO_TOKEN, default demo-token)',
+        '  --token      bearer token the OPA server accepts (env OPA_DEMO_TOKEN, default demo-token)',
     );
     return;
   }
-  const demo = await startDemo({
+  const protocol = values.protocol ?? 'opa';
+  if (protocol !== 'opa' && protocol !== 'gpodder' && protocol !== 'nextcloud') {
+    console.error(`--protocol must be opa, gpodder or nextcloud, got ${JSON.stringify(protocol)}`);
+    process.exit(2);
+  }
+  const options: DemoOptions = {
     // A newcomer who ran `npm run demo` sees the server's subscriptions at once, not a disconnected form.
     autoConnect: true,
     serverPort: intFrom('--port', values.port ?? process.env.OPA_DEMO_PORT),
@@ -129,7 +190,9 @@ async function main(): Promise<void> {
     seed: intFrom('--seed', values.seed ?? process.env.OPA_DEMO_SEED),
     token: values.token ?? process.env.OPA_DEMO_TOKEN,
     logLevel: 'warn',
-  });
+  };
+  const demo = protocol === 'opa' ? await startDemo(options) : await startGpodderDemo(protocol, options);
+  const credentials = 'token' in demo ? `  Token:            ${demo.token}  (bearer)` : `  User:             ${demo.username} / ${demo.password}  (HTTP Basic, ${demo.protocol} paths)`;
   console.log(
     [
       '',
@@ -137,7 +200,7 @@ async function main(): Promise<void> {
       '',
       `  Open the page:    ${demo.url}`,
       `  Server base URL:  ${demo.serverUrl}`,
-      `  Token:            ${demo.token}  (bearer)`,
+      credentials,
       `  Server controls:  ${demo.server.origin}/__admin/*`,
       '',
       '  Ctrl-C stops both.',
