@@ -6,7 +6,7 @@ import type { Clock } from '../src/types.ts';
 import { backoffDelay, type Backoff } from './backoff.ts';
 import { errorInfo } from './error-info.ts';
 import type { Store } from './store/store.ts';
-import type { SendOutcome, Transport } from './transport.ts';
+import type { SendItem, SendOutcome, Transport } from './transport.ts';
 
 /** What a push needs. */
 export interface PushContext {
@@ -92,8 +92,12 @@ export async function push(ctx: PushContext): Promise<PushResult> {
 async function sendBatch(ctx: PushContext, changes: StoredChange[]): Promise<Settled[]> {
   for (const change of changes) ctx.inFlight.add(change.id!);
   try {
-    const items = await Promise.all(
-      changes.map(async (change) => ({ change, target: change.kind === 'add' ? change.serverGuid : await ctx.store.address(change) })),
+    const items: SendItem[] = await Promise.all(
+      changes.map(async (change) => {
+        if (change.kind === 'add') return { change, target: change.serverGuid };
+        const server = await ctx.store.address(change);
+        return server ? { change, target: server.guid, isSubscribed: server.isSubscribed } : { change, target: undefined };
+      }),
     );
     const outcomes = await ctx.transport.send(items);
     const settled: Settled[] = [];

@@ -61,6 +61,8 @@ export interface PullSink {
 export interface SendItem {
   change: StoredChange;
   target: string | undefined;
+  /** The server's subscribed flag for it (a change that does not set the flag keeps this one). */
+  isSubscribed?: boolean;
 }
 
 /** The server's answer to one sent change. */

@@ -15,14 +15,15 @@ interface Ops {
 }
 
 /** The list operations a change needs, or why it cannot be sent yet. */
-function opsFor({ change, target }: SendItem): Ops | SyncError {
+function opsFor({ change, target, isSubscribed }: SendItem): Ops | SyncError {
   if (change.kind === 'add') return { add: [change.feedUrl!], remove: [] };
   if (target === undefined) return new SyncError('not-found', 'the subscription has no server URL yet');
   if (change.kind === 'remove') return { add: [], remove: [target] };
   const c = change.change ?? {};
   const url = c.feedUrl ?? target;
   const moved = url !== target;
-  const subscribed = c.isSubscribed ?? true;
+  // A move keeps the subscription's flag unless the change sets it: an unsubscribed feed moves unsubscribed.
+  const subscribed = c.isSubscribed ?? isSubscribed ?? true;
   if (!moved) return subscribed ? { add: [target], remove: [] } : { add: [], remove: [target] };
   // A move is the old URL removed and the new one added (or removed too, when it also unsubscribes).
   return subscribed ? { add: [url], remove: [target] } : { add: [], remove: [target, url] };
@@ -39,7 +40,7 @@ function outcomeOf(item: SendItem, answer: WireUploaded): SendOutcome {
   const stored = final(url);
   if (stored === '') return { type: 'error', error: new SyncError('invalid', `the server refused the feed URL ${url}`, { status: 200 }) };
   if (change.kind === 'add') return { type: 'added', entry: { guid: stored, feedUrl: stored, isSubscribed: true, subscriptionChanged: stamp } };
-  const isSubscribed = change.change?.isSubscribed ?? true;
+  const isSubscribed = change.change?.isSubscribed ?? item.isSubscribed ?? true;
   const result: SendOutcome & { type: 'updated' } = { type: 'updated', result: { feedUrl: stored, isSubscribed, subscriptionChanged: stamp } };
   if (stored !== target) Object.assign(result.result, { newGuid: stored, guidChanged: stamp });
   return result;

@@ -88,15 +88,16 @@ export function createReads({ db, read }: StoreCore) {
     },
 
     /**
-     * The guid to address a queued change to on the server (it follows chains from older guids), read from
+     * The guid to address a queued change to on the server (it follows chains from older guids) and the
+     * server's subscribed flag there, read from
      * the change as stored now: the copy the push read may name a row a later guid change has re-keyed.
      */
-    async address(change: StoredChange): Promise<string | undefined> {
+    async address(change: StoredChange): Promise<{ guid: string; isSubscribed: boolean } | undefined> {
       return read(async () => {
         const current = (await db.outbox.get(change.id!)) ?? change;
-        if (current.serverGuid !== undefined) return current.serverGuid;
-        const row = await db.subscriptions.get(await resolveKey(current.guid));
-        return row?.base?.guid;
+        const base = (await db.subscriptions.get(await resolveKey(current.guid)))?.base;
+        if (current.serverGuid !== undefined) return { guid: current.serverGuid, isSubscribed: base?.isSubscribed ?? true };
+        return base && { guid: base.guid, isSubscribed: base.isSubscribed };
       });
     },
 
