@@ -114,6 +114,8 @@ export interface BenchResult {
     browser: EngineName;
     browserVersion: string;
     onDisk: boolean;
+    /** Databases whose deletion between runs never finished (left behind; each run has its own). */
+    stuckDeletes: string[];
     cpus: number;
     loadAvgStart: number[];
     loadAvgEnd: number[];
@@ -229,6 +231,13 @@ async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs 
 
 // ---- initial pull, main-thread responsiveness, worker heap ----------------------------------------------------
 
+/** Delete a run's database; one that does not go within 30 s is counted in the figures and left behind. */
+async function dropDb(page: BrowserPage, name: string, result: BenchResult, log: (l: string) => void): Promise<void> {
+  if (await call(page, 'deleteDb', name, 30_000)) return;
+  result.meta.stuckDeletes.push(name);
+  log(`  warning: deleting ${name} did not finish within 30 s (blocked by a connection still open?); going on`);
+}
+
 /** The worker heap sampler: CDP, so Chromium only; other engines report no heap figure. */
 async function heapSampler(page: BrowserPage): Promise<HeapSampler> {
   const pw = playwrightPage(page);
@@ -263,7 +272,7 @@ async function initialPulls(browser: BenchBrowser, plan: BenchPlan, sizes: Bench
         for (const kind of ['enginePull', 'baselinePull'] as const) {
           const args = pullArgs(warmServer, 'warm');
           await call(page, kind, args);
-          await call(page, 'deleteDb', args.dbName);
+          await dropDb(page, args.dbName, result, log);
         }
         await warmServer.close();
         warmedUp = true;
@@ -290,7 +299,7 @@ async function initialPulls(browser: BenchBrowser, plan: BenchPlan, sizes: Bench
             baseline.push({ ms: r.ms, requests: r.requests, peakUsed });
             log(`  initialPull ${key} run ${i + 1}/${runs} baseline ${r.ms.toFixed(0)} ms, ${r.requests} requests, heap ${mb(peakUsed)}`);
           }
-          await call(page, 'deleteDb', args.dbName);
+          await dropDb(page, args.dbName, result, log);
           // Let the storage backend settle after deleting a big database.
           await sleep(n >= 50_000 ? 1000 : 100);
         }
@@ -376,7 +385,7 @@ async function incremental(browser: BenchBrowser, plan: BenchPlan, result: Bench
       figures.noChangeAfterBulk = await timedSyncs(page, server, reps);
       log(`  incrementalPull noChangeAfterBulk: ${figures.noChangeAfterBulk.requests} requests, ${figures.noChangeAfterBulk.ms} ms`);
       await call(page, 'close');
-      await call(page, 'deleteDb', args.dbName);
+      await dropDb(page, args.dbName, result, log);
     } finally {
       await page.close();
       await server.close();
@@ -432,7 +441,7 @@ async function incremental(browser: BenchBrowser, plan: BenchPlan, result: Bench
       if (server.entry(guid)?.is_subscribed !== change.isSubscribed) throw new Error(`bench: update of ${guid} did not reach the server`);
     }
     await call(page, 'close');
-    await call(page, 'deleteDb', args.dbName);
+    await dropDb(page, args.dbName, result, log);
   } finally {
     await page.close();
     await server.close();
@@ -481,7 +490,7 @@ async function replay(browser: BenchBrowser, plan: BenchPlan, result: BenchResul
       rows.push({ ms, requests: reqs.push, total: reqs.real, patches: reqs.patches, preflights: reqs.preflights, queued });
       log(`  replay run ${run + 1}/${runs}: ${changes} changes → ${queued} queued → ${reqs.push} push requests (${reqs.patches} PATCH) + ${reqs.real - reqs.push} pull GET, drained in ${ms.toFixed(0)} ms`);
       await call(page, 'close');
-      await call(page, 'deleteDb', args.dbName);
+      await dropDb(page, args.dbName, result, log);
     }
   } finally {
     await context.setOffline(false).catch(() => undefined);
@@ -544,6 +553,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
       browser: options.browser,
       browserVersion: 'unknown',
       onDisk: false,
+      stuckDeletes: [],
       cpus: cpus().length,
       loadAvgStart: loadavg().map((x) => round(x, 2)),
       loadAvgEnd: [],

@@ -44,19 +44,29 @@ function parse(argv: string[]) {
 
 const opts = parse(process.argv.slice(2));
 const results: BenchResult[] = [];
+const failed: EngineName[] = [];
 for (const [i, browser] of opts.browsers.entries()) {
   // Bundle size does not depend on the engine: measured with the first one only.
   const sections = (opts.only ?? SECTIONS).filter((s) => i === 0 || s !== 'size');
   console.error(`== ${browser} ==`);
-  const result = await runBench({
-    plan: opts.quick ? QUICK_PLAN : FULL_PLAN,
-    browser,
-    sections,
-    ...(opts.sizes ? { sizes: opts.sizes } : {}),
-    ownBuildForSize: opts.ownBuild,
-    log: (line) => console.error(line),
-  });
+  let result: BenchResult;
+  try {
+    result = await runBench({
+      plan: opts.quick ? QUICK_PLAN : FULL_PLAN,
+      browser,
+      sections,
+      ...(opts.sizes ? { sizes: opts.sizes } : {}),
+      ownBuildForSize: opts.ownBuild,
+      log: (line) => console.error(line),
+    });
+  } catch (error) {
+    // One engine failing must not lose the others' figures: report it, go on, exit non-zero at the end.
+    console.error(`bench in ${browser} failed: ${(error as Error).stack ?? String(error)}`);
+    failed.push(browser);
+    continue;
+  }
   results.push(result);
+  if (result.meta.stuckDeletes.length) console.error(`${browser}: ${result.meta.stuckDeletes.length} database deletion(s) never finished`);
 
   const m = result.meta;
   console.log('');
@@ -85,4 +95,8 @@ if (results.length > 1) {
 if (opts.out) {
   await writeFile(opts.out, JSON.stringify(results.length === 1 ? results[0] : { runs: results }, null, 2) + '\n');
   console.log(`JSON written to ${opts.out}`);
+}
+if (failed.length) {
+  console.error(`bench failed in ${failed.join(', ')}`);
+  process.exit(1);
 }

@@ -3,10 +3,10 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeEach, describe, expect, test } from 'vitest';
 import { startDemo, type Demo } from '../../demo/start.ts';
 import { launchBrowser, type Browser, type BrowserPage, type EngineName } from '../support/browsers.ts';
-import { forEachEngine, sleep, waitFor } from './support/harness.ts';
+import { forEachEngine, perBlock, sleep, waitFor } from './support/harness.ts';
 import { ui, type Ui } from './support/ui.ts';
 
 const NEW_FEED = 'https://demo-test.example/podcast/feed.xml';
@@ -42,18 +42,27 @@ async function openDemo(browser: Browser, demo: Demo, width: number, height: num
 }
 
 forEachEngine((engine) => {
+  const started = perBlock(
+    async () => {
+      const browser = await launchBrowser(engine);
+      try {
+        return { browser, demo: await startDemo({ serverPort: 0, vitePort: 0, logLevel: 'silent', watch: false }) };
+      } catch (error) {
+        await browser.close();
+        throw error;
+      }
+    },
+    async ({ browser, demo }) => {
+      await browser.close();
+      await demo.close();
+    },
+  );
   let demo: Demo;
   let browser: Browser;
   const shots = screenshots(engine);
 
-  beforeAll(async () => {
-    browser = await launchBrowser(engine);
-    demo = await startDemo({ serverPort: 0, vitePort: 0, logLevel: 'silent', watch: false });
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await demo?.close();
+  beforeEach(() => {
+    ({ browser, demo } = started());
   });
 
   const logLines = (u: Ui, kind: string): Promise<string[]> => u.texts(`#log-list > li[data-kind="${kind}"] .log-text`);

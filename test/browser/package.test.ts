@@ -7,11 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createServer } from 'vite';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startServer } from '../server/server.ts';
 import type { RefServer } from '../server/types.ts';
 import { launchBrowser, type Browser, type BrowserPage } from '../support/browsers.ts';
-import { forEachEngine, waitFor } from './support/harness.ts';
+import { forEachEngine, perBlock, waitFor } from './support/harness.ts';
 import { serveStatic } from './support/static.ts';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
@@ -185,19 +185,23 @@ describe('a Vite app built against the tarball', () => {
 
 forEachEngine((engine) => {
   describe('the app in the browser', () => {
+    const started = perBlock(
+      async () => {
+        const browser = await launchBrowser(engine);
+        return { browser, server: await startServer({ port: 0, seed: SEED }), site: await serveStatic(join(app, 'dist')) };
+      },
+      async ({ browser, server, site }) => {
+        await browser.close();
+        await server.close();
+        await site.close();
+      },
+    );
     let server: RefServer;
     let browser: Browser;
     let site: Awaited<ReturnType<typeof serveStatic>>;
 
-    beforeAll(async () => {
-      browser = await launchBrowser(engine);
-      server = await startServer({ port: 0, seed: SEED });
-      site = await serveStatic(join(app, 'dist'));
-    });
-    afterAll(async () => {
-      await browser?.close();
-      await server?.close();
-      await site?.close();
+    beforeEach(() => {
+      ({ browser, server, site } = started());
     });
 
     it('syncs through the packaged worker and shows the server’s subscription count', async () => {

@@ -8,6 +8,8 @@ import type { EngineName } from './engines.ts';
 export interface Requirement {
   name: string;
   packages: string[];
+  /** The environment variable that names its path instead, if any. */
+  envVar?: string;
   /** The path found, or undefined when it is missing. */
   find(): string | undefined;
 }
@@ -22,12 +24,14 @@ function fromEnvOr(variable: string, candidates: string[]): string | undefined {
 }
 
 export const CHROMIUM: Requirement = {
+  envVar: 'CHROMIUM_PATH',
   name: 'Chromium',
   packages: ['chromium'],
   find: () => fromEnvOr('CHROMIUM_PATH', ['/usr/lib/chromium/chromium', '/usr/bin/chromium', '/usr/bin/chromium-browser']),
 };
 
 export const FIREFOX: Requirement = {
+  envVar: 'FIREFOX_PATH',
   name: 'Firefox ESR',
   packages: ['firefox-esr'],
   find: () => fromEnvOr('FIREFOX_PATH', ['/usr/bin/firefox-esr', '/usr/lib/firefox-esr/firefox-esr']),
@@ -35,12 +39,14 @@ export const FIREFOX: Requirement = {
 
 /** WebKitGTK's WebDriver and the MiniBrowser it drives (both in Debian's webkit2gtk-driver). */
 export const WEBKIT_DRIVER: Requirement = {
+  envVar: 'WEBKIT_WEBDRIVER_PATH',
   name: 'WebKitWebDriver',
   packages: ['webkit2gtk-driver'],
   find: () => fromEnvOr('WEBKIT_WEBDRIVER_PATH', ['/usr/bin/WebKitWebDriver']),
 };
 
 export const MINIBROWSER: Requirement = {
+  envVar: 'WEBKIT_MINIBROWSER_PATH',
   name: 'MiniBrowser',
   packages: ['webkit2gtk-driver'],
   find: () =>
@@ -89,6 +95,8 @@ export function installLine(requirements: Requirement[]): string {
 export function enginePaths(engine: EngineName): string[] {
   const needed = ENGINE_REQUIREMENTS[engine];
   const missing = needed.filter((r) => !r.find());
+  const misnamed = missing.filter((r) => r.envVar && process.env[r.envVar]);
+  if (misnamed.length) throw new Error(misnamed.map((r) => `${r.envVar}=${process.env[r.envVar!]} does not exist`).join('; '));
   if (missing.length) {
     throw new Error(
       `${missing.map((r) => r.name).join(' and ')} ${missing.length > 1 ? 'are' : 'is'} required for the ${engine} browser tests ` +

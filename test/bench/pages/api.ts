@@ -64,7 +64,8 @@ export interface BenchApi {
   drainedAfterOnline(timeoutMs: number): Promise<number>;
   /** Close the open client (terminating its worker). */
   close(): Promise<void>;
-  deleteDb(name: string): Promise<void>;
+  /** Delete a database; false when it did not finish within `timeoutMs` (a connection somewhere keeps it open). */
+  deleteDb(name: string, timeoutMs: number): Promise<boolean>;
 }
 
 declare global {

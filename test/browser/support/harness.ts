@@ -60,16 +60,36 @@ export interface Harness {
  * test: a fresh seed, an empty log, no faults, so each test reads only its own requests.
  */
 export function harnessPerFile(engine: EngineName, serverOptions: ServerOptions = {}): Harness {
-  let inner: Harness | undefined;
-  beforeAll(async () => {
-    inner = await startHarness(engine, serverOptions);
-  });
-  beforeEach(() => inner!.server.reset());
-  afterAll(async () => {
-    await inner?.close();
-  });
+  const inner = perBlock(() => startHarness(engine, serverOptions), (h) => h.close());
+  beforeEach(() => inner().server.reset());
   // Read through to the harness the hooks start (it exists only once the block's tests run).
-  return new Proxy({} as Harness, { get: (_, key) => Reflect.get(inner!, key) });
+  return new Proxy({} as Harness, { get: (_, key) => Reflect.get(inner(), key) });
+}
+
+/**
+ * Start a resource before the block's tests and close it after. Should starting fail (a browser that is not
+ * installed), every test of the block fails with that error: reported as failed, not skipped.
+ */
+export function perBlock<T>(start: () => Promise<T>, close: (value: T) => Promise<void>): () => T {
+  let value: T | undefined;
+  let failure: unknown;
+  beforeAll(async () => {
+    try {
+      value = await start();
+    } catch (error) {
+      failure = error;
+    }
+  });
+  beforeEach(() => {
+    if (failure !== undefined) throw failure;
+  });
+  afterAll(async () => {
+    if (value !== undefined) await close(value);
+  });
+  return () => {
+    if (value === undefined) throw failure ?? new Error('used outside its tests');
+    return value;
+  };
 }
 
 /**
