@@ -48,7 +48,7 @@ export interface StoredChange {
   /** The guid to address on the server when it was known at enqueue time (the server follows chains). */
   serverGuid?: string;
   state: OutboxState;
-  /** Set before an add is first sent: the server may have it even if no answer came (it must not be folded away). */
+  /** Set before an add or a move (a guid change) is first sent: the server may have it even if no answer came (it must not be folded away). */
   sent?: boolean;
   /** Bumped on every edit, so an acknowledgement only removes the version that was sent. */
   version: number;
@@ -92,6 +92,9 @@ export function openSyncDatabase(name: string): SyncDatabase {
     aliases: 'from, to',
     meta: 'key',
   });
+  // No secondary index on subscriptions: every pulled entry paid for a `feedUrl` index entry, and add()'s
+  // lookup by feed URL is rare enough to scan. The aliases' `to` index was never queried.
+  db.version(2).stores({ subscriptions: 'guid', aliases: 'from' });
   return db;
 }
 

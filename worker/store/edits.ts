@@ -28,7 +28,7 @@ export function createEdits(core: StoreCore, newGuid: () => string) {
     async add(feedUrl: string, guid: string | undefined, now: number, inFlight: ReadonlySet<number>) {
       return edit(async (ws) => viewIn(ws, await addIn(ws)));
       async function addIn(ws: Workset): Promise<string> {
-        const sameFeed = guid === undefined ? await db.subscriptions.where('feedUrl').equals(feedUrl).first() : undefined;
+        const sameFeed = guid === undefined ? (await db.subscriptions.toArray()).find((r) => r.feedUrl === feedUrl) : undefined;
         const candidate = guid ?? sameFeed?.guid ?? newGuid();
         await ws.preload([candidate]);
         const key = ws.resolve(candidate);
@@ -62,7 +62,8 @@ export function createEdits(core: StoreCore, newGuid: () => string) {
         const changes = ws.changes(key);
         const last = changes[changes.length - 1];
         const editable = last && last.state === 'queued' && !inFlight.has(last.id ?? -1);
-        if (editable && last.kind === 'update') {
+        // A move that may have reached the server is kept as sent; a further move queues behind it.
+        if (editable && last.kind === 'update' && !(last.sent && last.change?.guid !== undefined && wanted.guid !== undefined)) {
           last.change = { ...last.change, ...wanted };
           last.version++;
           return ws.putChange(last);
@@ -86,8 +87,8 @@ export function createEdits(core: StoreCore, newGuid: () => string) {
         if (!row || (!row.base && row.pending === 0)) throw new SyncError('not-found', `no subscription ${guid}`);
         if (row.deleted !== undefined) return key;
         for (const change of [...ws.changes(key)]) {
-          // An add that may have reached the server stays: the DELETE goes after it.
-          const keep = inFlight.has(change.id ?? -1) || (change.kind === 'add' && change.sent === true);
+          // An add or a move that may have reached the server stays: the DELETE goes after it.
+          const keep = inFlight.has(change.id ?? -1) || change.sent === true;
           if (change.state === 'queued' && !keep) ws.deleteChange(change);
         }
         // Dropping a queued guid change re-keys the row back: continue under the key it has now.
