@@ -73,16 +73,24 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
       emitStatus(ctx);
     },
   });
+  const store = createStore(db, () => `local-${randomUuid(clock.random)}`);
   const transport =
     opts.protocol === 'opa'
       ? createOpaTransport(http, clock, opts.pageSize)
-      : createGpodderTransport({ protocol: opts.protocol, http, auth: () => state.auth, account: opts.account, device: opts.device });
+      : createGpodderTransport({
+          protocol: opts.protocol,
+          http,
+          auth: () => state.auth,
+          account: opts.account,
+          device: opts.device,
+          memo: { load: () => store.transportMemo(), save: (value) => store.setTransportMemo(value) },
+        });
   const binding = { server: opts.server, protocol: transport.protocol, ...(opts.account !== undefined ? { account: opts.account } : {}) };
   const ctx: EngineContext = {
     opts,
     clock,
     db,
-    store: createStore(db, () => `local-${randomUuid(clock.random)}`),
+    store,
     transport,
     binding,
     closing,

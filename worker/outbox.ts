@@ -70,8 +70,11 @@ export async function push(ctx: PushContext): Promise<PushResult> {
     // A change already tried in this run goes again in a later run, never sooner than its own time.
     result.wakeAt = waiting.length ? Math.min(...waiting.map((c) => Math.max(c.notBefore, now + 1))) : undefined;
     if (!due.length) return result;
-    const marked = await ctx.store.markSent(due.filter((c) => c.kind === 'add' && !c.sent).map((c) => c.id!));
-    due = due.flatMap((c) => (c.kind !== 'add' || c.sent ? [c] : marked.has(c.id!) ? [marked.get(c.id!)!] : []));
+    // Adds and moves are marked before they leave: one that may have reached the server is never folded into
+    // (a second move of a gPodder feed does not compose with the first: the middle URL would stay subscribed).
+    const needsMark = (c: StoredChange) => (c.kind === 'add' || c.change?.guid !== undefined) && !c.sent;
+    const marked = await ctx.store.markSent(due.filter(needsMark).map((c) => c.id!));
+    due = due.flatMap((c) => (!needsMark(c) ? [c] : marked.has(c.id!) ? [marked.get(c.id!)!] : []));
     if (ctx.transport.batching === 'all') {
       const settled = await sendBatch(ctx, due);
       settled.forEach((s, i) => (s === 'deferred' ? attempted.delete(due[i]!.id!) : count(s)));

@@ -3,6 +3,7 @@
 //   npm run chaos -- --seeds 500            seeds 1..500
 //   npm run chaos -- --seeds 200 --from 1000
 //   npm run chaos -- --seed 42              replay one seed, with its trace
+//   npm run chaos -- --protocol gpodder --seeds 500    the gPodder scenario (gpodder-scenario.ts) instead
 //   options: --parallel N child processes (default: the number of cores), --steps N, --watchdog MS,
 //            --refusals / --no-refusals (default: every third seed),
 //            --all (do not steer clear of known engine bugs: to check a fix), --allow BUG[,BUG] (only those),
@@ -16,9 +17,11 @@ import 'fake-indexeddb/auto';
 import { fork, type ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { GpodderScenarioFailure, runGpodderScenario } from './gpodder-scenario.ts';
 import { defaultsForSeed, runScenario, ScenarioFailure, type ScenarioOptions, type ScenarioResult } from './scenario.ts';
 
 interface Args {
+  protocol: 'opa' | 'gpodder';
   seeds: number[];
   parallel: number;
   steps?: number;
@@ -30,7 +33,7 @@ interface Args {
 }
 
 function parse(argv: string[]): Args {
-  const args: Args = { seeds: [], parallel: availableParallelism(), all: false, allow: [], verbose: false };
+  const args: Args = { protocol: 'opa', seeds: [], parallel: availableParallelism(), all: false, allow: [], verbose: false };
   let count = 50;
   let from = 1;
   let single: number | undefined;
@@ -52,6 +55,11 @@ function parse(argv: string[]): Args {
     else if (flag === '--all') args.all = true;
     else if (flag === '--allow') args.allow.push(...String(argv[++i] ?? '').split(',').filter(Boolean));
     else if (flag === '--verbose') args.verbose = true;
+    else if (flag === '--protocol') {
+      const p = argv[++i];
+      if (p !== 'opa' && p !== 'gpodder') throw new Error('--protocol takes opa or gpodder');
+      args.protocol = p;
+    }
     else if (flag === '--') continue;
     else throw new Error(`unknown option ${flag} (see the header of test/chaos/soak.ts)`);
   }
@@ -63,29 +71,34 @@ function parse(argv: string[]): Args {
 type Outcome = { seed: number; ok: true; result: ScenarioResult } | { seed: number; ok: false; reason: string; trace: string[] };
 
 /** The options a seed runs with under these arguments. */
-function optionsFor(seed: number, args: Args): ScenarioOptions {
+function optionsFor(seed: number, args: Args): ScenarioOptions & { protocol: Args['protocol'] } {
   const options: ScenarioOptions = { ...defaultsForSeed(seed) };
   if (args.steps !== undefined) options.steps = args.steps;
   if (args.watchdog !== undefined) options.watchdog = args.watchdog;
   if (args.refusals !== undefined) options.refusals = args.refusals;
   if (args.all) options.avoid = [];
   else if (args.allow.length) options.avoid = (options.avoid ?? []).filter((bug) => !args.allow.includes(bug));
-  return options;
+  return { ...options, protocol: args.protocol };
 }
 
 /** Run one seed here, as an outcome. */
-async function runSeed(options: ScenarioOptions): Promise<Outcome> {
+async function runSeed(options: ScenarioOptions & { protocol: Args['protocol'] }): Promise<Outcome> {
   try {
+    if (options.protocol === 'gpodder') {
+      const r = await runGpodderScenario(options.seed, options.steps);
+      const result: ScenarioResult = { seed: r.seed, ms: 0, intents: r.intents, foreign: r.foreign, syncs: 0, crashes: r.crashes, requests: r.requests, faults: r.faults, failedKept: 0, transport: {}, trace: r.trace };
+      return { seed: options.seed, ok: true, result };
+    }
     return { seed: options.seed, ok: true, result: await runScenario(options) };
   } catch (error) {
-    const failure = error instanceof ScenarioFailure ? error : new ScenarioFailure(options.seed, String(error), []);
+    const failure = error instanceof ScenarioFailure || error instanceof GpodderScenarioFailure ? error : new ScenarioFailure(options.seed, String(error), []);
     return { seed: options.seed, ok: false, reason: failure.message, trace: failure.trace };
   }
 }
 
 /** A child process's loop: run each seed it is sent, answer with the outcome. */
 function child(): void {
-  process.on('message', (message: ScenarioOptions | 'exit') => {
+  process.on('message', (message: (ScenarioOptions & { protocol: Args['protocol'] }) | 'exit') => {
     if (message === 'exit') process.exit(0);
     void runSeed(message).then((outcome) => process.send!(outcome));
   });
@@ -145,11 +158,12 @@ async function main(): Promise<number> {
   );
   const excluded = args.all ? [] : defaultsForSeed(0).avoid.filter((bug) => !args.allow.includes(bug));
   console.log(
-    `chaos: ${args.seeds.length} seeds, ${failures.length} failures (${Math.round((Date.now() - started) / 1000)} s; ` +
+    `chaos${args.protocol === 'gpodder' ? ' (gpodder)' : ''}: ${args.seeds.length} seeds, ${failures.length} failures (${Math.round((Date.now() - started) / 1000)} s; ` +
       `${totals.intents} local changes, ${totals.foreign} foreign changes, ${totals.faults} faults, ${totals.crashes} crashes, ${totals.requests} requests` +
       `${excluded.length ? `; left out as known engine bugs: ${excluded.join(', ')}` : ''})`,
   );
-  if (failures.length) console.log(`failed seeds: ${failures.map((f) => f.seed).join(' ')} — replay one with: npm run chaos -- --seed ${failures[0]!.seed}`);
+  const again = args.protocol === 'gpodder' ? '--protocol gpodder ' : '';
+  if (failures.length) console.log(`failed seeds: ${failures.map((f) => f.seed).join(' ')} — replay one with: npm run chaos -- ${again}--seed ${failures[0]!.seed}`);
   return failures.length ? 1 : 0;
 }
 

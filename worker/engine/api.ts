@@ -82,8 +82,13 @@ export function createApi(ctx: EngineContext): SyncEngine {
       checkGuid(guid);
       const clean = checkChange(change);
       if (clean.guid !== undefined && !ctx.transport.guidChanges) throw unsupported('a guid change');
-      // Where the guid is the feed URL, a new feed URL is a new guid (the old one keeps leading to it).
-      if (clean.feedUrl !== undefined && ctx.transport.guidFor) clean.guid = ctx.transport.guidFor(clean.feedUrl);
+      if (clean.feedUrl !== undefined && ctx.transport.guidFor) {
+        // Where the guid is the feed URL, a new feed URL is a new guid (the old one keeps leading to it). The move
+        // carries the flag the app sees now: a replay after a lost answer must not read the move's own effect
+        // (the old URL gone from the server) as the feed being unsubscribed.
+        clean.guid = ctx.transport.guidFor(clean.feedUrl);
+        clean.isSubscribed ??= (await read(ctx, () => store.get(guid)))?.isSubscribed;
+      }
       return local(ctx, () => store.update(guid, clean, clock.now(), state.inFlight));
     },
 

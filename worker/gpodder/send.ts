@@ -47,7 +47,7 @@ function outcomeOf(item: SendItem, answer: WireUploaded): SendOutcome {
 }
 
 /** Send changes as one upload (splitting it when the server refuses it whole). */
-export async function sendGpodder(http: Http, path: string, items: readonly SendItem[]): Promise<SendOutcome[]> {
+export async function sendGpodder(http: Http, path: string, items: readonly SendItem[], uploaded: (timestamp: number) => void): Promise<SendOutcome[]> {
   const outcomes = new Map<StoredChange, SendOutcome>();
   const batch: { item: SendItem; ops: Ops }[] = [];
   const adds = new Set<string>();
@@ -67,11 +67,17 @@ export async function sendGpodder(http: Http, path: string, items: readonly Send
     for (const u of ops.remove) removes.add(u);
     batch.push({ item, ops });
   }
-  await upload(http, path, batch, outcomes);
+  await upload(http, path, batch, outcomes, uploaded);
   return items.map((item) => outcomes.get(item.change)!);
 }
 
-async function upload(http: Http, path: string, batch: { item: SendItem; ops: Ops }[], outcomes: Map<StoredChange, SendOutcome>): Promise<void> {
+async function upload(
+  http: Http,
+  path: string,
+  batch: { item: SendItem; ops: Ops }[],
+  outcomes: Map<StoredChange, SendOutcome>,
+  uploaded: (timestamp: number) => void,
+): Promise<void> {
   if (!batch.length) return;
   const body: WireUpload = { add: [...new Set(batch.flatMap((b) => b.ops.add))], remove: [...new Set(batch.flatMap((b) => b.ops.remove))] };
   try {
@@ -82,14 +88,15 @@ async function upload(http: Http, path: string, batch: { item: SendItem; ops: Op
     } catch (error) {
       throw new SyncError('bad-response', error instanceof Error ? error.message : String(error), { status: response.status });
     }
+    uploaded(answer.timestamp);
     for (const { item } of batch) outcomes.set(item.change, outcomeOf(item, answer));
   } catch (error) {
     if (!isSyncError(error)) throw error;
     if (error.status === 400 && batch.length > 1) {
       // Refused whole: nothing of it was stored. Halve it until the refused change stands alone.
       const half = Math.ceil(batch.length / 2);
-      await upload(http, path, batch.slice(0, half), outcomes);
-      await upload(http, path, batch.slice(half), outcomes);
+      await upload(http, path, batch.slice(0, half), outcomes, uploaded);
+      await upload(http, path, batch.slice(half), outcomes, uploaded);
       return;
     }
     for (const { item } of batch) outcomes.set(item.change, { type: 'error', error });

@@ -14,6 +14,8 @@ export interface GpodderOptions {
   auth(): Auth | undefined;
   account: string | undefined;
   device: string;
+  /** Where the transport keeps its upload marks across restarts (the store's meta). */
+  memo: { load(): Promise<unknown>; save(value: unknown): Promise<void> };
 }
 
 /** Create the gPodder (or Nextcloud) transport. */
@@ -21,6 +23,20 @@ export function createGpodderTransport(options: GpodderOptions): Transport {
   const { http, protocol } = options;
   const paths = () => gpodderPaths(protocol, options.auth(), options.account, options.device);
   let registered: Promise<void> | undefined;
+  /**
+   * Timestamps (s) of this device's uploads since its last pull: the next pull also asks since each of them.
+   * Kept in the store, so a restart between an upload and the next pull does not lose them.
+   */
+  let marks: Promise<number[]> | undefined;
+  const loadMarks = (): Promise<number[]> =>
+    (marks ??= options.memo.load().then(
+      (kept) => (Array.isArray(kept) ? kept.filter((m): m is number => typeof m === 'number') : []),
+      () => [],
+    ));
+  const saveMarks = async (next: number[]): Promise<void> => {
+    marks = Promise.resolve(next);
+    await options.memo.save(next);
+  };
   /** mygpo answers 404 to a device it does not know: register it once per engine, before pulling or sending. */
   const register = (): Promise<void> => {
     const path = paths().device;
@@ -41,11 +57,18 @@ export function createGpodderTransport(options: GpodderOptions): Transport {
     guidFor: (feedUrl) => feedUrl,
     async pull(sink) {
       await register();
-      await pullGpodder(http, paths().pull, sink);
+      const taken = await loadMarks();
+      await pullGpodder(http, paths().pull, sink, taken);
+      // Uploads made while this pull ran stay marked for the next one.
+      const left = (await loadMarks()).filter((m) => !taken.includes(m));
+      if (taken.length) await saveMarks(left);
     },
     async send(items) {
       await register();
-      return sendGpodder(http, paths().upload, items);
+      const uploads: number[] = [];
+      const outcomes = await sendGpodder(http, paths().upload, items, (timestamp) => uploads.push(timestamp));
+      if (uploads.length) await saveMarks([...(await loadMarks()), ...uploads]);
+      return outcomes;
     },
   };
 }

@@ -11,6 +11,8 @@ export const META = {
   lastSuccess: 'lastSuccess',
   /** Changes whenever the store is wiped: a pull that began before must not store its cursor after. */
   epoch: 'epoch',
+  /** What the transport keeps across restarts (gPodder: its uploads since the last pull). */
+  transport: 'transport',
 } as const;
 
 /** A pull that began on an empty store: only what it wrote itself can exist (see `createWorkset`). */

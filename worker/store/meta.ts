@@ -62,6 +62,16 @@ export function createMeta({ db }: StoreCore) {
       return typeof v === 'number' ? v : undefined;
     },
 
+    /** What the transport asked to keep (see `Transport`); undefined when nothing was kept. */
+    async transportMemo(): Promise<unknown> {
+      return value(META.transport);
+    },
+
+    /** Keep a value for the transport across restarts (wiped by `clear()` with everything else). */
+    async setTransportMemo(memo: unknown): Promise<void> {
+      await db.meta.put({ key: META.transport, value: memo });
+    },
+
     /** Record a successful sync (device time, for display only). */
     async setLastSuccess(at: number): Promise<void> {
       await db.meta.put({ key: META.lastSuccess, value: at });

@@ -43,12 +43,16 @@ export function createPullWrites({ db, edit, read }: StoreCore) {
         }
         await ws.preload(guids);
         for (const entry of entries) {
-          const aliased = entry.standalone ? ws.resolve(entry.guid) : entry.guid;
-          if (aliased !== entry.guid && ws.row(aliased)?.base?.guid !== entry.guid) {
-            // An old name of a row the server knows by its new one (a feed URL this device moved away from):
-            // removed, that is the move itself; subscribed again, it is a subscription of its own.
-            if (!entry.isSubscribed) continue;
-            ws.unalias(entry.guid);
+          if (entry.standalone) {
+            const key = ws.resolve(entry.guid);
+            const serverName = ws.row(key)?.base?.guid;
+            if (serverName !== undefined && serverName !== entry.guid) {
+              // The row here is another server entity: one moving to this URL (its queued move will settle
+              // this URL on the server), or one that moved away from it (removed, that is the move itself;
+              // subscribed again, it is a subscription of its own).
+              if (key === entry.guid || !entry.isSubscribed) continue;
+              ws.unalias(entry.guid);
+            }
           }
           const base = baseFrom(entry);
           const newest = base.guid;

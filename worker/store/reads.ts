@@ -96,8 +96,10 @@ export function createReads({ db, read }: StoreCore) {
       return read(async () => {
         const current = (await db.outbox.get(change.id!)) ?? change;
         const base = (await db.subscriptions.get(await resolveKey(current.guid)))?.base;
-        if (current.serverGuid !== undefined) return { guid: current.serverGuid, isSubscribed: base?.isSubscribed ?? true };
-        return base && { guid: base.guid, isSubscribed: base.isSubscribed };
+        // The row's server name now, not the one known when the change was queued: an OPA server follows a
+        // chain from an old guid, but a gPodder URL stands alone (after a move, the old URL is another feed).
+        if (base) return { guid: base.guid, isSubscribed: base.isSubscribed };
+        return current.serverGuid === undefined ? undefined : { guid: current.serverGuid, isSubscribed: true };
       });
     },
 
