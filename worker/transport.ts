@@ -47,13 +47,18 @@ export interface UpdateResult {
 export interface PullSink {
   /** The stored cursor (a server time in ms), when a pull ever completed. */
   readonly cursor: number | undefined;
+  /**
+   * Server time the last completed pull said to re-read from when its newest entries were dense (an overlap
+   * counted in entries, later than a fixed time before the cursor); undefined keeps the time overlap.
+   */
+  readonly tail?: number | undefined;
   /** Whether the store held nothing when the pull began (every row then is one this pull wrote). */
   readonly empty: boolean;
   /**
    * Store entries. With `complete`, this is the pull's last batch: the cursor commits with it (and, for a
    * full listing, every live row the listing did not name becomes a tombstone). Returns how many views changed.
    */
-  apply(entries: readonly RemoteEntry[], complete?: { cursor: number | undefined; listed?: ReadonlySet<string> }): Promise<number>;
+  apply(entries: readonly RemoteEntry[], complete?: { cursor: number | undefined; listed?: ReadonlySet<string>; tail?: number }): Promise<number>;
   progress(progress: PullProgress): void;
 }
 

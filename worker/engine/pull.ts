@@ -7,13 +7,14 @@ import { emitChange, emitStatus } from './events.ts';
 /** Pull what changed since the cursor; resolves with the number of local views that changed. */
 export async function pull(ctx: EngineContext): Promise<number> {
   const { store } = ctx;
-  const [cursor, epoch] = await Promise.all([store.cursor(), store.epoch()]);
+  const [cursor, tail, epoch] = await Promise.all([store.cursor(), store.tail(), store.epoch()]);
   const empty = cursor === undefined && (await store.isEmpty());
   // A pull into an empty store knows that only what it wrote itself can exist (see `createWorkset`).
   const fresh: FreshPull | undefined = empty ? { written: new Set() } : undefined;
   let applied = 0;
   const sink: PullSink = {
     cursor,
+    tail,
     empty,
     async apply(entries, complete) {
       const { changed } = await store.applyEntries(entries, complete && { ...complete, epoch }, fresh);

@@ -14,6 +14,8 @@ export interface OpaPullOptions {
   pageSize: number;
   /** ms re-fetched before the cursor: timestamp precision and commit-order gaps on the server. */
   overlap: number;
+  /** Entries re-read at least when the newest ones are denser than `overlap` (see `tailOf`). */
+  overlapEntries: number;
   /** How many times an inconsistent drain is repeated before giving up. */
   maxDrains: number;
 }
@@ -28,7 +30,9 @@ const MAX_PAGES = 100_000;
 /** Pull until the sink holds everything the server changed since its cursor. */
 export async function pullOpa(options: OpaPullOptions, sink: PullSink): Promise<void> {
   const previous = sink.cursor;
-  const since = previous === undefined ? undefined : formatTimestamp(Math.max(0, previous - options.overlap));
+  // A tail is at most the cursor less the timestamps' precision: it only ever shortens the time overlap.
+  const from = previous === undefined ? undefined : Math.max(0, previous - options.overlap, Math.min(sink.tail ?? 0, previous - 1));
+  const since = from === undefined ? undefined : formatTimestamp(from);
   for (let drain = 1; drain <= options.maxDrains; drain++) {
     // A full listing (no `since`) never shows deletions: rows it does not list are gone, unless this is the
     // first drain into an empty store (then every row is one it listed).
@@ -46,6 +50,7 @@ async function drainOnce(options: OpaPullOptions, sink: PullSink, since: string 
   let totalIsPageLength = true;
   let firstPageMax = 0;
   let maxAt = 0;
+  let newest: Newest[] = [];
   let pages = 0;
   let url = http.url('subscriptions', { since, page: 1, per_page: pageSize });
   let pageNumber = 1;
@@ -70,7 +75,9 @@ async function drainOnce(options: OpaPullOptions, sink: PullSink, since: string 
       seen.add(entry.guid);
       listed?.add(entry.newGuid ?? entry.guid);
       pageMax = Math.max(pageMax, entry.at);
+      newest.push({ guid: entry.guid, at: entry.at });
     }
+    if (newest.length > 4 * options.overlapEntries) newest = topEntries(newest, options.overlapEntries);
     // A server that ignores `page` would be walked forever: full pages with nothing new give it away.
     repeats = seen.size === before && page.entries.length > 0 ? repeats + 1 : 0;
     if (repeats >= 3) throw new SyncError('bad-response', 'the server keeps answering pages already seen (is `page` ignored?)');
@@ -83,6 +90,7 @@ async function drainOnce(options: OpaPullOptions, sink: PullSink, since: string 
     if (usableNext(http, url, page)) linked = true;
     const isLast = nextUrl === undefined;
     let cursor: number | undefined;
+    let tail: number | undefined;
     let consistent = true;
     if (isLast) {
       // Offset paging over unordered, changing data can skip entries: the counts tell.
@@ -95,6 +103,7 @@ async function drainOnce(options: OpaPullOptions, sink: PullSink, since: string 
         const safe = Math.max(firstPageMax, maxAt - (clock.now() - started) - 1);
         cursor = Math.max(sink.cursor ?? 0, safe);
         if (sink.cursor === undefined && seen.size === 0) cursor = undefined;
+        tail = cursor === undefined ? undefined : tailOf(topEntries(newest, options.overlapEntries), options.overlapEntries, cursor, sink.tail);
       } else if (last) {
         throw new SyncError(
           'bad-response',
@@ -109,11 +118,42 @@ async function drainOnce(options: OpaPullOptions, sink: PullSink, since: string 
       inflight.catch(() => undefined);
     }
     const complete = isLast && consistent;
-    await sink.apply(page.entries, complete ? { cursor, ...(listed ? { listed } : {}) } : undefined);
+    await sink.apply(page.entries, complete ? { cursor, ...(listed ? { listed } : {}), ...(tail === undefined ? {} : { tail }) } : undefined);
     sink.progress({ pages, entries: seen.size, ...(totals.size ? { total: page.total } : {}) });
     if (isLast) return consistent;
   }
   return true;
+}
+
+interface Newest {
+  guid: string;
+  at: number;
+}
+
+/** The `k` newest distinct entries, newest first. */
+function topEntries(list: Newest[], k: number): Newest[] {
+  const out: Newest[] = [];
+  const guids = new Set<string>();
+  for (const e of list.sort((a, b) => b.at - a.at)) {
+    if (guids.has(e.guid)) continue;
+    guids.add(e.guid);
+    out.push(e);
+    if (out.length === k) break;
+  }
+  return out;
+}
+
+/**
+ * Where the next pull may start re-reading: just before the `k`th newest entry this drain saw (less the
+ * timestamps' precision: a whole second when every one of them is whole). The time overlap guards against
+ * commits landing out of timestamp order; when the newest entries are dense (a bulk import), re-reading `k`
+ * of them covers that interleaving without re-reading every page of the last seconds. A drain of fewer
+ * entries keeps the previous tail, which is older: the window only grows.
+ */
+function tailOf(top: Newest[], k: number, cursor: number, previous: number | undefined): number | undefined {
+  if (top.length < k) return previous === undefined ? undefined : Math.min(previous, cursor - 1);
+  const precision = top.every((e) => e.at % 1000 === 0) ? 1000 : 1;
+  return Math.min(top[k - 1]!.at, cursor) - precision;
 }
 
 /** The page's `next` link when it may be followed (same origin as the base URL, not this page again). */

@@ -8,6 +8,8 @@ import { parseDeletion } from './wire.ts';
 
 /** ms of server time re-fetched before the cursor (second-precision servers, commit-order gaps). */
 const PULL_OVERLAP = 2000;
+/** Entries re-read at least before the cursor when they are denser than the time overlap. */
+const OVERLAP_ENTRIES = 100;
 const MAX_DRAINS = 3;
 
 /** Create the OPA transport over the engine's HTTP layer. */
@@ -16,7 +18,7 @@ export function createOpaTransport(http: Http, clock: Clock, pageSize: number): 
     protocol: 'opa',
     batching: 'each',
     guidChanges: true,
-    pull: (sink) => pullOpa({ http, clock, pageSize, overlap: PULL_OVERLAP, maxDrains: MAX_DRAINS }, sink),
+    pull: (sink) => pullOpa({ http, clock, pageSize, overlap: PULL_OVERLAP, overlapEntries: OVERLAP_ENTRIES, maxDrains: MAX_DRAINS }, sink),
     send: (items) => Promise.all(items.map((item) => sendOpa(http, item))),
     async deletion(id: number): Promise<DeletionStatus> {
       const status = parseDeletion((await http.request('GET', http.url(`deletions/${id}`))).body);

@@ -11,6 +11,8 @@ export const META = {
   lastSuccess: 'lastSuccess',
   /** Changes whenever the store is wiped: a pull that began before must not store its cursor after. */
   epoch: 'epoch',
+  /** Where the next pull's overlap may start (see `PullSink.tail`), written with the cursor. */
+  tail: 'tail',
   /** What the transport keeps across restarts (gPodder: its uploads since the last pull). */
   transport: 'transport',
 } as const;

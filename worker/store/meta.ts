@@ -56,6 +56,12 @@ export function createMeta({ db }: StoreCore) {
       return typeof v === 'number' ? v : undefined;
     },
 
+    /** Where the next pull's overlap may start (see `PullSink.tail`). */
+    async tail(): Promise<number | undefined> {
+      const v = await value(META.tail);
+      return typeof v === 'number' ? v : undefined;
+    },
+
     /** Device time of the last successful sync. */
     async lastSuccess(): Promise<number | undefined> {
       const v = await value(META.lastSuccess);

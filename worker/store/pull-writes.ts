@@ -12,6 +12,8 @@ export interface PullCompletion {
   cursor: number | undefined;
   /** A full listing's guids: live rows it did not name were deleted on the server. */
   listed?: ReadonlySet<string>;
+  /** See `PullSink.tail`: stored with the cursor (and cleared when a pull gives none). */
+  tail?: number;
   /** The store's epoch when the pull began: the cursor is not written if the store was wiped since. */
   epoch: string | undefined;
 }
@@ -87,6 +89,8 @@ export function createPullWrites({ db, edit, read }: StoreCore) {
         // Compare-and-set: if the store was wiped since the pull began, its earlier pages are gone too.
         if (completion.epoch === undefined || (await db.meta.get(META.epoch))?.value === completion.epoch) {
           await db.meta.put({ key: META.cursor, value: cursor });
+          if (completion.tail === undefined) await db.meta.delete(META.tail);
+          else await db.meta.put({ key: META.tail, value: completion.tail });
         }
       }, fresh);
     },
