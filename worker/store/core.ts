@@ -31,9 +31,9 @@ export interface Edited<T> {
 /** The database and its transaction helpers, shared by the store's parts. */
 export interface StoreCore {
   readonly db: SyncDatabase;
-  /** Run `work` in one read-write transaction over every table, through a unit of work. */
-  edit<T>(work: (ws: Workset) => Promise<T>, fresh?: FreshPull): Promise<Edited<T>>;
-  /** Run `work` in one read-only transaction over every table. */
+  /** Run `work` in one read-write transaction over the data tables (and `meta` when asked), through a unit of work. */
+  edit<T>(work: (ws: Workset) => Promise<T>, fresh?: FreshPull, meta?: boolean): Promise<Edited<T>>;
+  /** Run `work` in one read-only transaction over the data tables. */
   read<T>(work: () => Promise<T>): Promise<T>;
 }
 
@@ -62,12 +62,14 @@ export function isClosedError(error: unknown): boolean {
 
 /** Create the core over an (unopened) database. */
 export function createStoreCore(db: SyncDatabase): StoreCore {
-  const tables = [db.subscriptions, db.outbox, db.aliases, db.meta];
+  // `meta` only where it is used: status reads and the binding check then never wait behind an edit.
+  const data = [db.subscriptions, db.outbox, db.aliases];
+  const all = [...data, db.meta];
   return {
     db,
-    async edit(work, fresh) {
+    async edit(work, fresh, meta = false) {
       try {
-        return await db.transaction('rw', tables, async () => {
+        return await db.transaction('rw', meta ? all : data, async () => {
           // Another tab may have queued a change since the pull began: then nothing can be assumed absent.
           const assume = fresh && (await db.outbox.count()) === 0 ? (key: string) => !fresh.written.has(key) : undefined;
           const ws = createWorkset(db, assume);
@@ -82,7 +84,7 @@ export function createStoreCore(db: SyncDatabase): StoreCore {
     },
     async read(work) {
       try {
-        return await db.transaction('r', tables, work);
+        return await db.transaction('r', data, work);
       } catch (error) {
         throw storageError(error);
       }

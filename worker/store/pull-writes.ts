@@ -92,7 +92,7 @@ export function createPullWrites({ db, edit, read }: StoreCore) {
           if (completion.tail === undefined) await db.meta.delete(META.tail);
           else await db.meta.put({ key: META.tail, value: completion.tail });
         }
-      }, fresh);
+      }, fresh, completion?.cursor !== undefined);
     },
 
     /** Whether the store holds nothing at all (a first pull may then skip reading what cannot exist). */
