@@ -17,10 +17,10 @@ export async function pull(ctx: EngineContext): Promise<number> {
     tail,
     empty,
     async apply(entries, complete) {
-      const { changed } = await store.applyEntries(entries, complete && { ...complete, epoch }, fresh);
+      const { result: committed, changed } = await store.applyEntries(entries, complete && { ...complete, epoch }, fresh);
       applied += changed.length;
       if (changed.length) emitChange(ctx, changed);
-      return changed.length;
+      return committed;
     },
     progress(progress) {
       ctx.state.progress = progress;

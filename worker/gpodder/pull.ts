@@ -11,7 +11,7 @@ import { parseChanges, type WireChanges } from './wire.ts';
  * window cancel out, and the undo would never be seen. A window that starts at our upload shows it. The
  * later windows' answers are applied last (they are the newer word on what they list).
  */
-export async function pullGpodder(http: Http, path: string, sink: PullSink, marks: readonly number[] = []): Promise<void> {
+export async function pullGpodder(http: Http, path: string, sink: PullSink, marks: readonly number[] = []): Promise<boolean> {
   // The last answer's own `timestamp`, as the protocol says. No overlap: these servers answer with the net
   // effect since `since`, so re-asking a window that holds this device's own upload would net out another
   // device's undoing of it. (mygpo's `since` is exclusive with whole seconds: a change made in the second of
@@ -25,8 +25,9 @@ export async function pullGpodder(http: Http, path: string, sink: PullSink, mark
     collect(changes, entries);
     cursor = Math.max(cursor, changes.timestamp * 1000);
   }
-  await sink.apply([...entries.values()], { cursor });
+  const committed = await sink.apply([...entries.values()], { cursor });
   sink.progress({ pages: windows.length, entries: entries.size });
+  return committed;
 }
 
 /** Fold one answer into the entries (a later answer's word on a URL replaces an earlier one's). */

@@ -58,7 +58,8 @@ export function createGpodderTransport(options: GpodderOptions): Transport {
     async pull(sink) {
       await register();
       const taken = await loadMarks();
-      await pullGpodder(http, paths().pull, sink, taken);
+      // A cursor held back re-reads the same window next time: its marks are still needed then.
+      if (!(await pullGpodder(http, paths().pull, sink, taken))) return;
       // Uploads made while this pull ran stay marked for the next one.
       const left = (await loadMarks()).filter((m) => !taken.includes(m));
       if (taken.length) await saveMarks(left);

@@ -44,15 +44,22 @@ export function createPullWrites({ db, edit, read }: StoreCore) {
           if (e.newGuid !== undefined) guids.push(e.newGuid);
         }
         await ws.preload(guids);
+        /** An entry was set aside for a move still under way: the cursor must not pass it. */
+        let held = false;
         for (const entry of entries) {
           if (entry.standalone) {
             const key = ws.resolve(entry.guid);
             const serverName = ws.row(key)?.base?.guid;
             if (serverName !== undefined && serverName !== entry.guid) {
-              // The row here is another server entity: one moving to this URL (its queued move will settle
-              // this URL on the server), or one that moved away from it (removed, that is the move itself;
-              // subscribed again, it is a subscription of its own).
-              if (key === entry.guid || !entry.isSubscribed) continue;
+              // The row here is another server entity: one moving to this URL, or one that moved away from it
+              // (removed, that is the move itself; subscribed again, it is a subscription of its own). A row
+              // moving here holds the URL's key until its move settles: set the entry aside and keep the cursor
+              // before it, so the next pull reads it again (the move may yet be refused).
+              if (key === entry.guid) {
+                held = true;
+                continue;
+              }
+              if (!entry.isSubscribed) continue;
               ws.unalias(entry.guid);
             }
           }
@@ -73,7 +80,7 @@ export function createPullWrites({ db, edit, read }: StoreCore) {
           const finalKey = ws.setBase(key, merged);
           if (finalKey !== newest) ws.alias(newest, finalKey);
         }
-        if (!completion || completion.cursor === undefined) return;
+        if (!completion || completion.cursor === undefined || held) return false;
         const { cursor, listed } = completion;
         if (listed) {
           // The listing was complete: what it left out was deleted on the server (with the cursor, atomically).
@@ -91,7 +98,9 @@ export function createPullWrites({ db, edit, read }: StoreCore) {
           await db.meta.put({ key: META.cursor, value: cursor });
           if (completion.tail === undefined) await db.meta.delete(META.tail);
           else await db.meta.put({ key: META.tail, value: completion.tail });
+          return true;
         }
+        return false;
       }, fresh, completion?.cursor !== undefined);
     },
 
