@@ -230,9 +230,8 @@ function version(miniBrowser: string, display: Display): string {
  * Start an Xvfb for WebKitGTK's MiniBrowser; each context is a WebKitWebDriver session of its own. MiniBrowser
  * in automation mode keeps storage in memory (an ephemeral session), so `profileDir` cannot be honoured.
  */
-export async function launchWebKitBrowser(options: LaunchOptions = {}): Promise<Browser> {
+export async function launchWebKitBrowser(_options: LaunchOptions = {}): Promise<Browser> {
   const [driverPath, miniBrowser, xvfbPath] = enginePaths('webkit') as [string, string, string];
-  void options.profileDir;
   const display = await startXvfb(xvfbPath);
   const contexts = new Set<BrowserContext>();
   return {
