@@ -25,8 +25,11 @@ export function forEachEngine(body: (engine: EngineName) => void): void {
   for (const engine of selectedEngines()) describe(engine, () => body(engine));
 }
 
-/** Serve the test page with Vite's dev server on 127.0.0.1; `opa-sync` resolves to this repo's src. */
-export async function startPages(): Promise<{ url: string; close(): Promise<void> }> {
+/**
+ * Serve the test page with Vite's dev server on 127.0.0.1; `opa-sync` resolves to this repo's src. `proxy` maps
+ * path prefixes to another server, as a deployment puts a server without CORS behind the page's own origin.
+ */
+export async function startPages(proxy: Record<string, string> = {}): Promise<{ url: string; close(): Promise<void> }> {
   const server: ViteDevServer = await createServer({
     configFile: false,
     root: pagesDir,
@@ -38,7 +41,7 @@ export async function startPages(): Promise<{ url: string; close(): Promise<void
     // Pre-bundle both deps up front: a dependency discovered on first load would make Vite reload the page.
     optimizeDeps: { include: ['dexie', 'comlink'], noDiscovery: true },
     worker: { format: 'es' },
-    server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false, watch: null, fs: { allow: [repo] } },
+    server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false, watch: null, fs: { allow: [repo] }, proxy },
   });
   await server.listen();
   const address = server.httpServer?.address();
