@@ -5,6 +5,11 @@ import { snapshot } from './status.ts';
 
 /** ms over which status events are coalesced. */
 const STATUS_THROTTLE = 25;
+/**
+ * While a run is under way: each status reads the queue counts and the cursor, and those reads queue behind
+ * (and ahead of) the run's writes; four progress events a second are plenty for a progress bar.
+ */
+const RUN_STATUS_THROTTLE = 250;
 
 /** Deliver an event to this context's listeners. */
 export function emit<E extends keyof SyncEvents>(ctx: EngineContext, event: E, payload: SyncEvents[E]): void {
@@ -40,5 +45,5 @@ export function emitStatus(ctx: EngineContext): void {
       },
       () => undefined,
     );
-  }, STATUS_THROTTLE);
+  }, ctx.runs.running ? RUN_STATUS_THROTTLE : STATUS_THROTTLE);
 }

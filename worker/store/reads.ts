@@ -80,10 +80,10 @@ export function createReads({ db, read }: StoreCore) {
 
     /** Counts for status. */
     async counts(): Promise<{ pending: number; failed: number }> {
-      const [pending, failed] = await Promise.all([
-        db.outbox.where('state').anyOf('queued', 'deleting').count(),
-        db.outbox.where('state').equals('failed').count(),
-      ]);
+      // One transaction: each one queues behind the writes under way.
+      const [pending, failed] = await read(() =>
+        Promise.all([db.outbox.where('state').anyOf('queued', 'deleting').count(), db.outbox.where('state').equals('failed').count()]),
+      );
       return { pending, failed };
     },
 
