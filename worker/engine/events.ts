@@ -7,9 +7,9 @@ import { snapshot } from './status.ts';
 const STATUS_THROTTLE = 25;
 /**
  * While a run is under way: each status reads the queue counts and the cursor, and those reads queue behind
- * (and ahead of) the run's writes; four progress events a second are plenty for a progress bar.
+ * (and ahead of) the run's writes; ten progress events a second are plenty for a progress bar.
  */
-const RUN_STATUS_THROTTLE = 250;
+const RUN_STATUS_THROTTLE = 100;
 
 /** Deliver an event to this context's listeners. */
 export function emit<E extends keyof SyncEvents>(ctx: EngineContext, event: E, payload: SyncEvents[E]): void {
