@@ -1,4 +1,5 @@
 import { Dexie, type EntityTable } from 'dexie';
+import { rowCodec } from './row-codec.ts';
 import type { ChangeKind, ErrorInfo, SubscriptionChange } from './types.ts';
 
 /** The server's last known state of a subscription (what a pull or an acknowledgement said). */
@@ -95,6 +96,7 @@ export function openSyncDatabase(name: string): SyncDatabase {
   // No secondary index on subscriptions: every pulled entry paid for a `feedUrl` index entry, and add()'s
   // lookup by feed URL is rare enough to scan. The aliases' `to` index was never queried.
   db.version(2).stores({ subscriptions: 'guid', aliases: 'from' });
+  db.use(rowCodec);
   return db;
 }
 

@@ -1,0 +1,96 @@
+// Subscription rows on disk. Most rows are plain: no queued change, so the view is the server base and the
+// full shape would hold every value twice. A plain row is stored flat with short names (a first pull writes
+// about half the bytes); a Dexie middleware below every other layer restores the full shape on every read,
+// so whoever opens the database with `openSyncDatabase` (the engine, a page's liveQuery) sees full rows.
+import type { DBCore, DBCoreCursor, Middleware } from 'dexie';
+import type { ServerBase, StoredSubscription } from './schema.ts';
+
+/** A plain row as stored: the base's fields, `da` only when `dataAt` differs from `at`. */
+interface PlainRow {
+  guid: string;
+  url: string;
+  sub: boolean;
+  at: number;
+  da?: number;
+  sc?: string;
+  gc?: string;
+  del?: string;
+}
+
+function isPlain(row: StoredSubscription): boolean {
+  const base = row.base;
+  return (
+    base !== undefined &&
+    row.pending === 0 &&
+    !row.hasFailed &&
+    base.guid === row.guid &&
+    base.feedUrl === row.feedUrl &&
+    base.isSubscribed === row.isSubscribed &&
+    base.deleted === row.deleted
+  );
+}
+
+/** The stored form of a row (plain rows compacted, others as they are). */
+export function encodeRow(row: StoredSubscription): StoredSubscription | PlainRow {
+  if (!isPlain(row)) return row;
+  const base = row.base!;
+  const out: PlainRow = { guid: row.guid, url: base.feedUrl, sub: base.isSubscribed, at: base.at };
+  if (base.dataAt !== base.at) out.da = base.dataAt;
+  if (base.subscriptionChanged !== undefined) out.sc = base.subscriptionChanged;
+  if (base.guidChanged !== undefined) out.gc = base.guidChanged;
+  if (base.deleted !== undefined) out.del = base.deleted;
+  return out;
+}
+
+/** The full row from its stored form. */
+export function decodeRow(stored: StoredSubscription | PlainRow | undefined): StoredSubscription | undefined {
+  if (!stored || !('url' in stored)) return stored;
+  const base: ServerBase = { guid: stored.guid, feedUrl: stored.url, isSubscribed: stored.sub, at: stored.at, dataAt: stored.da ?? stored.at };
+  if (stored.sc !== undefined) base.subscriptionChanged = stored.sc;
+  if (stored.gc !== undefined) base.guidChanged = stored.gc;
+  if (stored.del !== undefined) base.deleted = stored.del;
+  const row: StoredSubscription = { guid: stored.guid, feedUrl: stored.url, isSubscribed: stored.sub, pending: 0, base };
+  if (stored.del !== undefined) row.deleted = stored.del;
+  return row;
+}
+
+/** A cursor whose `value` is the decoded row (decoded once per position). */
+function decodingCursor(cursor: DBCoreCursor): DBCoreCursor {
+  let raw: unknown;
+  let row: unknown;
+  return Object.create(cursor, {
+    value: {
+      get() {
+        if (cursor.value !== raw) {
+          raw = cursor.value;
+          row = decodeRow(raw as StoredSubscription);
+        }
+        return row;
+      },
+    },
+  }) as DBCoreCursor;
+}
+
+/** The middleware: encodes `subscriptions` rows on the way in, decodes them on the way out. */
+export const rowCodec: Middleware<DBCore> = {
+  stack: 'dbcore',
+  name: 'opa-sync:row-codec',
+  // Below Dexie's own layers (observability, caches, hooks): they all see full rows.
+  level: -2,
+  create: (down) => ({
+    ...down,
+    table(name) {
+      const table = down.table(name);
+      if (name !== 'subscriptions') return table;
+      // `.then` on what the layer below returns, not `await`: Dexie's transaction zones follow its own promises.
+      return {
+        ...table,
+        mutate: (req) => table.mutate(req.type === 'add' || req.type === 'put' ? { ...req, values: req.values.map(encodeRow) } : req),
+        get: (req) => table.get(req).then(decodeRow),
+        getMany: (req) => table.getMany(req).then((rows) => rows.map(decodeRow)),
+        query: (req) => table.query(req).then((res) => (req.values ? { ...res, result: res.result.map(decodeRow) } : res)),
+        openCursor: (req) => table.openCursor(req).then((cursor) => (cursor && req.values ? decodingCursor(cursor) : cursor)),
+      };
+    },
+  }),
+};
