@@ -8,6 +8,7 @@ import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { playwrightPage } from '../support/drivers/chromium.ts';
 import type { BrowserPage, EngineName } from '../support/browsers.ts';
+import { startGpodderServer } from '../server/gpodder/server.ts';
 import { startServer } from '../server/server.ts';
 import type { RefServer, RequestLogEntry } from '../server/types.ts';
 import type { PullArgs } from './pages/api.ts';
@@ -42,6 +43,8 @@ export interface BenchPlan {
   incremental: { n: number; reps: number; changes: number; afterBulk: boolean };
   updates: number;
   replay: { subscriptions: number; changes: number; latencyMs: number; runs: number };
+  /** The same offline replay against the gPodder reference server (mygpo): toggles only, as gPodder carries them. */
+  gpodderReplay: { subscriptions: number; changes: number; latencyMs: number; runs: number };
 }
 
 export const FULL_PLAN: BenchPlan = {
@@ -56,6 +59,7 @@ export const FULL_PLAN: BenchPlan = {
   incremental: { n: 10_000, reps: 5, changes: 10, afterBulk: true },
   updates: 200,
   replay: { subscriptions: 100, changes: 1_000, latencyMs: 20, runs: 3 },
+  gpodderReplay: { subscriptions: 100, changes: 1_000, latencyMs: 20, runs: 3 },
 };
 
 /** Tiny sizes, one run each: checks the harness end to end in well under a minute. */
@@ -71,6 +75,7 @@ export const QUICK_PLAN: BenchPlan = {
   incremental: { n: 500, reps: 1, changes: 10, afterBulk: false },
   updates: 20,
   replay: { subscriptions: 10, changes: 100, latencyMs: 20, runs: 1 },
+  gpodderReplay: { subscriptions: 10, changes: 100, latencyMs: 20, runs: 1 },
 };
 
 export interface InitialPullFigure {
@@ -157,6 +162,21 @@ export interface BenchResult {
     msRuns: number[];
     latencyMs: number;
   };
+  /** `replay`'s offline queue replayed to a gPodder server (mygpo dialect, `/api/2`): subscribe/unsubscribe toggles. */
+  gpodderReplay?: {
+    changes: number;
+    subscriptions: number;
+    queued: number;
+    /** Subscription uploads (POST) after going online; medians of the runs. */
+    requests: number;
+    /** Every request after going online: uploads plus the pulls' GETs (the sync before the push, and the one after an upload). */
+    totalRequests: number;
+    /** URLs in the uploads' add and remove lists (median of the runs). */
+    urlsSent: number;
+    ms: number;
+    msRuns: number[];
+    latencyMs: number;
+  };
   memory?: {
     /** Median over the memoryFrom-size engine pulls of the worker's peak used JS heap (CDP Runtime.getHeapUsage, 25 ms samples). */
     peakHeapMB: number;
@@ -217,7 +237,7 @@ function gitInfo(): { commit: string; dirty: string[] } {
   }
 }
 
-function pullArgs(server: RefServer, label: string): PullArgs {
+function pullArgs(server: { url: string }, label: string): PullArgs {
   return { baseUrl: server.url, token: TOKEN, dbName: `opa-bench-${label}-${randomUUID().slice(0, 8)}`, pageSize: PAGE_SIZE };
 }
 
@@ -511,6 +531,81 @@ async function replay(browser: BenchBrowser, plan: BenchPlan, result: BenchResul
   };
 }
 
+/** Uploads and list reads a gPodder server saw (mygpo's `/api/2/subscriptions/{user}/{device}.json`). */
+function gpodderRequests(log: RequestLogEntry[]) {
+  const subs = log.filter((e) => e.path.startsWith('/api/2/subscriptions/'));
+  const uploads = subs.filter((e) => e.method === 'POST');
+  const urls = uploads.reduce((n, e) => {
+    const body = e.body as { add?: unknown[]; remove?: unknown[] } | undefined;
+    return n + (body?.add?.length ?? 0) + (body?.remove?.length ?? 0);
+  }, 0);
+  return { uploads: uploads.length, urls, real: log.filter((e) => e.method !== 'OPTIONS').length };
+}
+
+async function gpodderReplay(browser: BenchBrowser, plan: BenchPlan, result: BenchResult, log: (l: string) => void) {
+  const { subscriptions, changes, latencyMs, runs } = plan.gpodderReplay;
+  const username = 'alice';
+  const password = 'alice-password';
+  const server = await startGpodderServer({ port: 0, users: { [username]: password }, latencyMs });
+  const page = await browser.openPage();
+  const { context } = browser;
+  const rows: { ms: number; uploads: number; total: number; urls: number; queued: number }[] = [];
+  try {
+    for (let run = 0; run < runs; run++) {
+      // A device of its own per run, its list seeded as another client of the account left it (mygpo keeps a list per device).
+      const device = `bench-replay-${run}`;
+      const urls = server.seed(subscriptions, { device });
+      const args: PullArgs = { ...pullArgs(server, `gpodder-replay-${run}`), token: password, gpodder: { username, device } };
+      await call(page, 'open', args);
+      await call(page, 'sync');
+      await context.setOffline(true);
+      await waitUntil('the worker to see the page offline', async () => !(await call(page, 'status')).online);
+      server.clearLog();
+      // `changes` toggles over the feeds: feed j's k-th change flips it, so each is toggled changes/subscriptions times;
+      // the even feeds end subscribed, the odd ones unsubscribed.
+      const expected = new Map<string, boolean>();
+      const edits = Array.from({ length: changes }, (_, i) => {
+        const j = i % urls.length;
+        const k = Math.floor(i / urls.length);
+        const isSubscribed = (j + k) % 2 === 1;
+        expected.set(urls[j]!, isSubscribed);
+        return { guid: urls[j]!, change: { isSubscribed } };
+      });
+      await call(page, 'updates', edits);
+      const sentOffline = gpodderRequests(server.log()).real;
+      if (sentOffline) throw new Error(`bench: ${sentOffline} requests went out while offline`);
+      const queued = await call(page, 'pendingCount');
+      server.clearLog();
+      await context.setOffline(false);
+      const ms = await call(page, 'drainedAfterOnline', 60_000);
+      const reqs = gpodderRequests(server.log());
+      const held = new Set(server.subscribed({ device }));
+      for (const [url, want] of expected) {
+        if (held.has(url) !== want) throw new Error(`bench: after the gPodder replay ${url} is ${held.has(url) ? '' : 'not '}subscribed on the server`);
+      }
+      rows.push({ ms, uploads: reqs.uploads, total: reqs.real, urls: reqs.urls, queued });
+      log(`  gpodderReplay run ${run + 1}/${runs}: ${changes} changes → ${queued} queued → ${reqs.uploads} upload(s) of ${reqs.urls} URLs, ${reqs.real} requests in all, drained in ${ms.toFixed(0)} ms`);
+      await call(page, 'close');
+      await dropDb(page, args.dbName, result, log);
+    }
+  } finally {
+    await context.setOffline(false).catch(() => undefined);
+    await page.close();
+    await server.close();
+  }
+  result.gpodderReplay = {
+    changes,
+    subscriptions,
+    queued: median(rows.map((r) => r.queued)),
+    requests: median(rows.map((r) => r.uploads)),
+    totalRequests: median(rows.map((r) => r.total)),
+    urlsSent: median(rows.map((r) => r.urls)),
+    ms: round(median(rows.map((r) => r.ms))),
+    msRuns: rows.map((r) => round(r.ms)),
+    latencyMs,
+  };
+}
+
 // ---- targets -------------------------------------------------------------------------------------------------
 
 function check(name: string, key: string, value: number | undefined, target: string, ok: (v: number) => boolean): TargetCheck {
@@ -527,6 +622,7 @@ export function checkTargets(r: BenchResult): TargetCheck[] {
     check('longest main-thread task in a pull', 'updateLatency.longestTaskMs', r.updateLatency?.longestTaskMs, '< 50 ms', (v) => v < 50),
     check('replay push requests', 'replay.requests', r.replay?.requests, '≤ 100', (v) => v <= 100),
     check('replay time at 20 ms latency', 'replay.ms', r.replay?.ms, '< 2000 ms', (v) => v < 2000),
+    check('gPodder replay uploads', 'gpodderReplay.requests', r.gpodderReplay?.requests, '= 1 request', (v) => v === 1),
     check('worker peak heap, 100k pull', 'memory.peakHeapMB', r.memory?.peakHeapMB, '< 64 MB', (v) => v < 64),
     check('page entry, gzip', 'size.pageGzipBytes', r.size?.pageGzipBytes, '< 4 KiB', (v) => v < 4096),
     check('worker bundle, gzip', 'size.workerGzipBytes', r.size?.workerGzipBytes, '< 40 KiB', (v) => v < 40 * 1024),
@@ -585,6 +681,8 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
       if (sections.includes('replay')) {
         log(`replay (${plan.replay.changes} changes over ${plan.replay.subscriptions} subscriptions, ${plan.replay.latencyMs} ms latency) ...`);
         await replay(browser, plan, result, log);
+        log(`gpodderReplay (${plan.gpodderReplay.changes} toggles over ${plan.gpodderReplay.subscriptions} feeds, gPodder server, ${plan.gpodderReplay.latencyMs} ms latency) ...`);
+        await gpodderReplay(browser, plan, result, log);
       }
     } finally {
       await browser?.close();

@@ -17,6 +17,8 @@ export const REQUIRED_KEYS = [
   'replay.changes',
   'replay.requests',
   'replay.ms',
+  'gpodderReplay.requests',
+  'gpodderReplay.ms',
   'size.pageGzipBytes',
   'size.workerGzipBytes',
 ] as const;

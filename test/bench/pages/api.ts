@@ -7,6 +7,8 @@ export interface PullArgs {
   token: string;
   dbName: string;
   pageSize: number;
+  /** A gPodder server instead (Basic auth as `username`:`token`); default the Open Podcast API (bearer `token`). */
+  gpodder?: { username: string; device: string };
 }
 
 /** Main-thread responsiveness while something ran. */

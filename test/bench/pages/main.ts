@@ -8,9 +8,12 @@ import type { BaselineArgs, BaselineMessage, BenchApi, PullArgs, Responsiveness 
 Dexie.debug = false;
 
 function clientOptions(args: PullArgs, extra: { pushDelay?: number } = {}) {
+  const server = args.gpodder
+    ? { protocol: 'gpodder' as const, device: args.gpodder.device, auth: { type: 'basic' as const, username: args.gpodder.username, password: args.token } }
+    : { auth: { type: 'bearer' as const, token: args.token } };
   return {
     baseUrl: args.baseUrl,
-    auth: { type: 'bearer' as const, token: args.token },
+    ...server,
     dbName: args.dbName,
     pageSize: args.pageSize,
     pullInterval: 0,

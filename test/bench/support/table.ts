@@ -71,6 +71,17 @@ export function rows(r: BenchResult): Row[] {
     ]);
     out.push([`replay drain at ${rp.latencyMs} ms latency`, `${fmt(rp.ms)} ms`, `runs ${rp.msRuns.map((x) => fmt(x)).join(', ')} ms`, mt.target, mt.ok]);
   }
+  const gp = r.gpodderReplay;
+  if (gp) {
+    const m = mark(t, 'gpodderReplay.requests');
+    out.push([
+      `gPodder replay ${fmt(gp.changes)} toggles / ${gp.subscriptions} feeds`,
+      `${gp.requests} upload(s)`,
+      `${gp.queued} queued, ${gp.urlsSent} URLs sent; ${gp.totalRequests} requests in all; drained in ${fmt(gp.ms)} ms at ${gp.latencyMs} ms latency (runs ${gp.msRuns.map((x) => fmt(x)).join(', ')} ms)`,
+      m.target,
+      m.ok,
+    ]);
+  }
   const mem = r.memory;
   if (mem) {
     const m = mark(t, 'memory.peakHeapMB');
@@ -122,6 +133,7 @@ export function engineTable(results: BenchResult[]): string {
     ['longest main-thread task, 10k pull', (r) => r.updateLatency?.longestTaskMs !== undefined ? `${fmt(r.updateLatency.longestTaskMs)} ms` : 'not measurable (no longtask entries)'],
     ['10 ms timer late by at most (10k pull)', (r) => r.updateLatency?.maxLoopGapMs !== undefined ? `${fmt(r.updateLatency.maxLoopGapMs)} ms` : undefined],
     ['replay 1,000 offline changes / 100 subs', (r) => r.replay && `${r.replay.requests} requests, ${fmt(r.replay.ms)} ms`],
+    ['gPodder: replay 1,000 offline toggles / 100 feeds', (r) => r.gpodderReplay && `${r.gpodderReplay.requests} upload (${r.gpodderReplay.totalRequests} requests in all), ${fmt(r.gpodderReplay.ms)} ms`],
     ['worker peak JS heap, 100k pull', (r) => (r.memory ? `${fmt(r.memory.peakHeapMB, 1)} MB` : 'not measurable (CDP only)')],
   ];
   const head = `| figure | ${results.map((r) => r.meta.browser).join(' | ')} |`;
