@@ -5,7 +5,11 @@
 import type { DBCore, DBCoreCursor, Middleware } from 'dexie';
 import type { ServerBase, StoredSubscription } from './schema.ts';
 
-/** A plain row as stored: the base's fields, `da` only when `dataAt` differs from `at`. */
+/**
+ * A plain row as stored: the base's fields, `da` only when `dataAt` differs from `at`, and `sc` only when
+ * `subscriptionChanged` is not `at` written as an ISO string (the usual case, where it says nothing `at`
+ * does not): `""` when the entry had none, the server's own string when it is written otherwise.
+ */
 interface PlainRow {
   guid: string;
   url: string;
@@ -30,13 +34,22 @@ function isPlain(row: StoredSubscription): boolean {
   );
 }
 
+/** Whether `text` is exactly how `Date#toISOString` writes `ms`. */
+function isIsoOf(text: string, ms: number): boolean {
+  // Cheap checks first: most strings that are not the one are told apart by their length or last digits.
+  if (text.length !== 24 || !Number.isFinite(ms) || ms < 0 || ms > 253402300799999) return false;
+  return new Date(ms).toISOString() === text;
+}
+
 /** The stored form of a row (plain rows compacted, others as they are). */
 export function encodeRow(row: StoredSubscription): StoredSubscription | PlainRow {
   if (!isPlain(row)) return row;
   const base = row.base!;
   const out: PlainRow = { guid: row.guid, url: base.feedUrl, sub: base.isSubscribed, at: base.at };
   if (base.dataAt !== base.at) out.da = base.dataAt;
-  if (base.subscriptionChanged !== undefined) out.sc = base.subscriptionChanged;
+  const sc = base.subscriptionChanged;
+  if (sc === undefined) out.sc = '';
+  else if (out.da !== undefined || !isIsoOf(sc, base.at)) out.sc = sc;
   if (base.guidChanged !== undefined) out.gc = base.guidChanged;
   if (base.deleted !== undefined) out.del = base.deleted;
   return out;
@@ -46,7 +59,8 @@ export function encodeRow(row: StoredSubscription): StoredSubscription | PlainRo
 export function decodeRow(stored: StoredSubscription | PlainRow | undefined): StoredSubscription | undefined {
   if (!stored || !('url' in stored)) return stored;
   const base: ServerBase = { guid: stored.guid, feedUrl: stored.url, isSubscribed: stored.sub, at: stored.at, dataAt: stored.da ?? stored.at };
-  if (stored.sc !== undefined) base.subscriptionChanged = stored.sc;
+  if (stored.sc === undefined) base.subscriptionChanged = new Date(stored.at).toISOString();
+  else if (stored.sc !== '') base.subscriptionChanged = stored.sc;
   if (stored.gc !== undefined) base.guidChanged = stored.gc;
   if (stored.del !== undefined) base.deleted = stored.del;
   const row: StoredSubscription = { guid: stored.guid, feedUrl: stored.url, isSubscribed: stored.sub, pending: 0, base };

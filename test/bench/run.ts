@@ -3,20 +3,21 @@
 // a table with a column per engine when there are several), writes the JSON to $BENCH_OUT (or --out=FILE).
 import { writeFile } from 'node:fs/promises';
 import { parseEngines, type EngineName } from '../support/engines.ts';
-import { FULL_PLAN, QUICK_PLAN, SECTIONS, runBench, type BenchResult, type Section, type SizeKey } from './bench.ts';
+import { FULL_PLAN, QUICK_PLAN, SECTIONS, runBench, type BenchPlan, type BenchResult, type Section, type SizeKey } from './bench.ts';
 import { engineTable, markdownTable, textTable } from './support/table.ts';
 
-const USAGE = `usage: npm run bench -- [--browser=chromium|firefox|webkit|all] [--quick] [--only=${SECTIONS.join(',')}] [--sizes=n1k,n10k,n100k] [--own-build] [--markdown] [--out=FILE]
+const USAGE = `usage: npm run bench -- [--browser=chromium|firefox|webkit|all] [--quick] [--only=${SECTIONS.join(',')}] [--sizes=n1k,n10k,n100k] [--runs=N] [--own-build] [--markdown] [--out=FILE]
   --browser    engine(s) to measure, comma-separated or all (default chromium); size is measured once
   --quick      tiny sizes, one run each (a smoke run, < 1 minute)
   --only       run only these sections (pull = initialPull + memory + longest task)
   --sizes      initial pull sizes to run
+  --runs=N     runs per initial pull size (default 7 at 1k, 5 at 10k, 3 at 100k)
   --own-build  measure size from a fresh Vite build even when dist/ exists
   --markdown   print the table as Markdown too
   --out=FILE   write the JSON there (default: $BENCH_OUT when set)`;
 
 function parse(argv: string[]) {
-  const opts = { browsers: ['chromium'] as EngineName[], quick: false, only: undefined as Section[] | undefined, sizes: undefined as SizeKey[] | undefined, ownBuild: false, markdown: false, out: process.env.BENCH_OUT };
+  const opts = { browsers: ['chromium'] as EngineName[], quick: false, only: undefined as Section[] | undefined, sizes: undefined as SizeKey[] | undefined, runs: undefined as number | undefined, ownBuild: false, markdown: false, out: process.env.BENCH_OUT };
   for (const arg of argv) {
     const [name, value] = arg.split('=', 2) as [string, string | undefined];
     if (name === '--browser' && value) opts.browsers = parseEngines(value);
@@ -24,6 +25,7 @@ function parse(argv: string[]) {
     else if (name === '--own-build') opts.ownBuild = true;
     else if (name === '--markdown') opts.markdown = true;
     else if (name === '--out' && value) opts.out = value;
+    else if (name === '--runs' && value && Number.isInteger(Number(value)) && Number(value) > 0) opts.runs = Number(value);
     else if (name === '--only' && value) {
       const list = value.split(',') as Section[];
       const bad = list.filter((s) => !SECTIONS.includes(s));
@@ -42,6 +44,11 @@ function parse(argv: string[]) {
   return opts;
 }
 
+/** The plan with `runs` initial pulls per size, when given. */
+function withRuns(plan: BenchPlan, runs: number | undefined): BenchPlan {
+  return runs === undefined ? plan : { ...plan, initial: plan.initial.map((s) => ({ ...s, runs })) };
+}
+
 const opts = parse(process.argv.slice(2));
 const results: BenchResult[] = [];
 const failed: EngineName[] = [];
@@ -52,7 +59,7 @@ for (const [i, browser] of opts.browsers.entries()) {
   let result: BenchResult;
   try {
     result = await runBench({
-      plan: opts.quick ? QUICK_PLAN : FULL_PLAN,
+      plan: withRuns(opts.quick ? QUICK_PLAN : FULL_PLAN, opts.runs),
       browser,
       sections,
       ...(opts.sizes ? { sizes: opts.sizes } : {}),

@@ -1,32 +1,62 @@
 // A pull through the transport into the store: the sink the transport writes to.
-import type { FreshPull } from '../store/store.ts';
+import { storageError, type FreshPull } from '../store/store.ts';
 import type { PullSink } from '../transport.ts';
 import type { EngineContext } from './context.ts';
 import { emitChange, emitStatus } from './events.ts';
 
+/** Settles once both have; rejects with the first one's error, else the second's. */
+function settled(first: Promise<void>, second: Promise<void>): Promise<void> {
+  const fail = (error: unknown) => second.then(() => Promise.reject(error), () => Promise.reject(error));
+  return first.then(() => second, fail);
+}
+
 /** Pull what changed since the cursor; resolves with the number of local views that changed. */
 export async function pull(ctx: EngineContext): Promise<number> {
   const { store } = ctx;
-  const [cursor, tail, epoch] = await Promise.all([store.cursor(), store.tail(), store.epoch()]);
-  const empty = cursor === undefined && (await store.isEmpty());
+  const { cursor, tail, epoch, empty } = await store.pullStart().catch((error: unknown) => Promise.reject(storageError(error)));
   // A pull into an empty store knows that only what it wrote itself can exist (see `createWorkset`).
   const fresh: FreshPull | undefined = empty ? { written: new Set() } : undefined;
   let applied = 0;
+  // The batch before the newest one, still committing. A batch that does not complete the pull is queued
+  // behind it and not waited for: its rows are computed and its writes issued while the one before commits,
+  // so IndexedDB never idles between pages. At most two are outstanding; the completing batch (the cursor)
+  // waits for every earlier one, so the cursor never commits past a batch that failed.
+  let committing: Promise<void> = Promise.resolve();
+  const write = async (entries: Parameters<PullSink['apply']>[0], complete: Parameters<PullSink['apply']>[1]) => {
+    const { result: committed, changed } = await store.applyEntries(entries, complete && { ...complete, epoch }, fresh);
+    applied += changed.length;
+    if (changed.length) emitChange(ctx, changed);
+    return committed;
+  };
   const sink: PullSink = {
     cursor,
     tail,
     empty,
     async apply(entries, complete) {
-      const { result: committed, changed } = await store.applyEntries(entries, complete && { ...complete, epoch }, fresh);
-      applied += changed.length;
-      if (changed.length) emitChange(ctx, changed);
-      return committed;
+      if (complete) {
+        await committing;
+        return write(entries, complete);
+      }
+      const before = committing;
+      const batch = write(entries, undefined).then(() => undefined);
+      // Observed here; its error surfaces at the next batch (or at the end of the pull).
+      batch.catch(() => undefined);
+      committing = settled(before, batch);
+      await before;
+      return false;
     },
     progress(progress) {
       ctx.state.progress = progress;
       emitStatus(ctx);
     },
   };
-  await ctx.transport.pull(sink);
+  try {
+    await ctx.transport.pull(sink);
+  } finally {
+    // Nothing of this pull still writes once it is over (a failed pull's last batch included).
+    await committing.catch(() => undefined);
+  }
+  // A transport that ends without a completing batch (nothing to store) still owes the last batch's outcome.
+  await committing;
   return applied;
 }

@@ -14,9 +14,11 @@ import { idlePhase, setPhase } from './status.ts';
 /** Run a sync (pull then push) or a push; resolves with its report, rejects with the pull's error. */
 export async function execute(ctx: EngineContext, kind: 'sync' | 'push'): Promise<SyncReport> {
   const { state, store, clock } = ctx;
+  const bindsNow = !ctx.bound;
   await whenBound(ctx);
-  // Cheap, and it re-records the binding if another context deleted the database under us.
-  await store.bind(ctx.binding);
+  // Cheap, and it re-records the binding if another context deleted the database under us (not needed on
+  // the run that just bound the store).
+  if (!bindsNow) await store.bind(ctx.binding);
   const report: SyncReport = { pulled: 0, pushed: 0, failed: 0, pending: 0, requests: 0 };
   const before = state.requests;
   let pullError: unknown;
@@ -73,8 +75,8 @@ export async function execute(ctx: EngineContext, kind: 'sync' | 'push'): Promis
     if (!state.closed) setPhase(ctx, idlePhase(ctx));
   }
   if (state.needsPull) later(ctx, 0, () => background(ctx, 'sync'));
-  report.pending = (await store.counts().catch(() => ({ pending: 0 }))).pending;
-  const cursor = await store.cursor().catch(() => undefined);
+  const [counts, cursor] = await Promise.all([store.counts().catch(() => ({ pending: 0 })), store.cursor().catch(() => undefined)]);
+  report.pending = counts.pending;
   if (cursor !== undefined) report.cursor = new Date(cursor).toISOString();
   if (pullError) throw pullError;
   // A run that talked to the server without trouble makes the last error history.

@@ -60,6 +60,9 @@ export function isClosedError(error: unknown): boolean {
   return error instanceof Dexie.DatabaseClosedError;
 }
 
+/** A fresh unit of work found a queued change: it is aborted and run again reading everything. */
+class NotFresh extends Error {}
+
 /** Create the core over an (unopened) database. */
 export function createStoreCore(db: SyncDatabase): StoreCore {
   // `meta` only where it is used: status reads and the binding check then never wait behind an edit.
@@ -68,16 +71,28 @@ export function createStoreCore(db: SyncDatabase): StoreCore {
   return {
     db,
     async edit(work, fresh, meta = false) {
-      try {
-        return await db.transaction('rw', meta ? all : data, async () => {
-          // Another tab may have queued a change since the pull began: then nothing can be assumed absent.
-          const assume = fresh && (await db.outbox.count()) === 0 ? (key: string) => !fresh.written.has(key) : undefined;
-          const ws = createWorkset(db, assume);
+      const run = (assumeFresh: boolean) =>
+        db.transaction('rw', meta ? all : data, async () => {
+          // Another tab may have queued a change since the pull began: then nothing can be assumed absent. The
+          // count is asked first but awaited last: a fresh unit of work reads nothing, so its rows are computed
+          // and its writes issued while an earlier transaction still commits (see `pull` in engine/pull.ts).
+          const queued = assumeFresh ? db.outbox.count() : undefined;
+          const ws = createWorkset(db, fresh && assumeFresh ? (key) => !fresh.written.has(key) : undefined);
           const result = await work(ws);
-          const changed = await ws.flush();
+          const flushed = ws.flush();
+          // Keys written are known once the writes are issued: a unit of work queued behind this one reads them.
           if (fresh) for (const key of ws.written()) fresh.written.add(key);
+          const changed = await flushed;
+          if (queued && (await queued) !== 0) throw new NotFresh();
           return { result, changed };
         });
+      try {
+        try {
+          return await run(fresh !== undefined);
+        } catch (error) {
+          if (!(error instanceof NotFresh)) throw error;
+          return await run(false);
+        }
       } catch (error) {
         throw storageError(error);
       }

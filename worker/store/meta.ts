@@ -44,21 +44,25 @@ export function createMeta({ db }: StoreCore) {
       });
     },
 
-    /** The store's current epoch (see `META.epoch`). */
-    async epoch(): Promise<string | undefined> {
-      const v = await value(META.epoch);
-      return typeof v === 'string' ? v : undefined;
+    /** What a pull starts from, in one read: cursor, tail, epoch, and (without a cursor) whether the store is empty. */
+    async pullStart(): Promise<{ cursor?: number; tail?: number; epoch?: string; empty: boolean }> {
+      return db.transaction('r', [db.meta, db.subscriptions, db.aliases, db.outbox], async () => {
+        const [cursor, tail, epoch] = (await db.meta.bulkGet([META.cursor, META.tail, META.epoch])).map((r) => r?.value);
+        const out: { cursor?: number; tail?: number; epoch?: string; empty: boolean } = { empty: false };
+        if (typeof cursor === 'number') out.cursor = cursor;
+        if (typeof tail === 'number') out.tail = tail;
+        if (typeof epoch === 'string') out.epoch = epoch;
+        if (out.cursor === undefined) {
+          const counts = await Promise.all([db.subscriptions.count(), db.aliases.count(), db.outbox.count()]);
+          out.empty = counts.every((n) => n === 0);
+        }
+        return out;
+      });
     },
 
     /** The stored cursor (server time, ms), if a pull ever completed. */
     async cursor(): Promise<number | undefined> {
       const v = await value(META.cursor);
-      return typeof v === 'number' ? v : undefined;
-    },
-
-    /** Where the next pull's overlap may start (see `PullSink.tail`). */
-    async tail(): Promise<number | undefined> {
-      const v = await value(META.tail);
       return typeof v === 'number' ? v : undefined;
     },
 

@@ -103,13 +103,5 @@ export function createPullWrites({ db, edit, read }: StoreCore) {
         return false;
       }, fresh, completion?.cursor !== undefined);
     },
-
-    /** Whether the store holds nothing at all (a first pull may then skip reading what cannot exist). */
-    async isEmpty(): Promise<boolean> {
-      return read(async () => {
-        const counts = await Promise.all([db.subscriptions.count(), db.aliases.count(), db.outbox.count()]);
-        return counts.every((n) => n === 0);
-      });
-    },
   };
 }

@@ -42,12 +42,12 @@ export async function flush(st: WorksetState): Promise<string[]> {
       }),
     );
   }
-  await Promise.all(writes);
   st.writtenKeys = [...puts.map((r) => r.guid), ...aliasPuts.map((a) => a.from)];
+  await Promise.all(writes);
   return changed;
 }
 
-/** Keys of the rows and aliases `flush` wrote. */
+/** Keys of the rows and aliases `flush` writes (known as soon as it has issued them). */
 export function written(st: WorksetState): string[] {
   return st.writtenKeys;
 }

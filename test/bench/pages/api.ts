@@ -43,6 +43,8 @@ export interface BaselinePullResult {
 export interface BaselineArgs extends PullArgs {
   /** Fetch page N+1 while page N is written (the engine does); default false: the plain loop. */
   prefetch?: boolean;
+  /** Hold the worker until `afterHold` resolves (test/bench/profile.ts stops its profiler first). */
+  hold?: boolean;
 }
 
 /** Messages from the baseline worker. */
@@ -52,6 +54,8 @@ export type BaselineMessage = { type: 'done'; requests: number; entries: number 
 export interface BenchApi {
   enginePull(args: PullArgs): Promise<EnginePullResult>;
   baselinePull(args: BaselineArgs): Promise<BaselinePullResult>;
+  /** Terminate a baseline worker kept by `hold`. */
+  releaseBaseline(): Promise<void>;
   /** Start a long-lived client (for incremental pulls, updates and replay). */
   open(args: PullArgs, extra?: { pushDelay?: number }): Promise<void>;
   /** `client.sync()` on the open client, timed. */

@@ -67,6 +67,7 @@ async function countRows(dbName: string, table: string): Promise<number> {
 }
 
 let client: SyncClient | undefined;
+let held: Worker | undefined;
 let onlineAt = performance.now();
 window.addEventListener('online', () => {
   onlineAt = performance.now();
@@ -99,10 +100,16 @@ const bench: BenchApi = {
       worker.postMessage(args);
     });
     const ms = performance.now() - t0;
-    worker.terminate();
+    if (args.hold) held = worker;
+    else worker.terminate();
     if (done.type === 'error') throw new Error(`baseline worker: ${done.message}`);
     const count = await countRows(args.dbName, 'subscriptions');
     return { ms, requests: done.requests, entries: done.entries, count };
+  },
+
+  async releaseBaseline() {
+    held?.terminate();
+    held = undefined;
   },
 
   async open(args, extra) {

@@ -46,7 +46,8 @@ export async function buildPages(outDir: string): Promise<void> {
       outDir,
       emptyOutDir: true,
       target: 'es2022',
-      minify: true,
+      // Unminified for test/bench/profile.ts, whose profiles then name the functions.
+      minify: process.env.BENCH_MINIFY !== '0',
       sourcemap: false,
       reportCompressedSize: false,
       modulePreload: false,

@@ -1,0 +1,86 @@
+// `npx tsx test/bench/profile.ts [N] [--baseline]`: a V8 CPU profile of the engine's (or the baseline's) worker during one initial pull of N
+// subscriptions (default 10,000) in Chromium, summed by function (self time), to see where a pull's worker time
+// goes. CPU time, not wall time: unlike the bench's figures, it hardly moves with the machine's load.
+import { startServer } from '../server/server.ts';
+import { playwrightPage } from '../support/drivers/chromium.ts';
+import { call, launchBenchBrowser } from './support/browser.ts';
+import { startSite } from './support/site.ts';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+process.env.BENCH_MINIFY = '0';
+const baseline = process.argv.includes('--baseline');
+const n = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 10_000);
+const site = await startSite();
+const browser = await launchBenchBrowser('chromium', site.url);
+const server = await startServer({ port: 0, seed: n });
+try {
+  const page = await browser.openPage();
+  const pw = playwrightPage(page)!;
+  const cdp = await pw.context().newCDPSession(pw);
+  let nextId = 1;
+  const pending = new Map<number, (result: unknown) => void>();
+  const send = (sessionId: string, method: string, params: object = {}) =>
+    new Promise<unknown>((resolve) => {
+      const id = nextId++;
+      pending.set(id, resolve);
+      void cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id, method, params }) });
+    });
+  cdp.on('Target.receivedMessageFromTarget', (e: { message: string }) => {
+    const m = JSON.parse(e.message) as { id?: number; result?: unknown };
+    if (m.id !== undefined) pending.get(m.id)?.(m.result);
+  });
+  const profiled: string[] = [];
+  cdp.on('Target.attachedToTarget', (e: { sessionId: string; targetInfo: { type: string } }) => {
+    if (e.targetInfo.type !== 'worker') return;
+    void (async () => {
+      await send(e.sessionId, 'Profiler.enable');
+      await send(e.sessionId, 'Profiler.setSamplingInterval', { interval: 100 });
+      await send(e.sessionId, 'Profiler.start');
+      profiled.push(e.sessionId);
+      await send(e.sessionId, 'Runtime.runIfWaitingForDebugger');
+    })();
+  });
+  await cdp.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: false });
+  const args = { baseUrl: server.url, token: 'demo-token', dbName: `profile-${Date.now()}`, pageSize: 500 };
+  // Profiled from the worker's first instruction to the end of the pull, before the worker goes.
+  const t0 = Date.now();
+  if (baseline) await call(page, 'baselinePull', { ...args, hold: true });
+  else {
+    await call(page, 'open', args);
+    await call(page, 'sync');
+  }
+  console.log(`pull: ${Date.now() - t0} ms`);
+  const profiles = (await Promise.all(profiled.map((s) => send(s, 'Profiler.stop')))) as { profile: Profile }[];
+  await call(page, baseline ? 'releaseBaseline' : 'close');
+  for (const p of profiles) {
+    if (!p?.profile) continue;
+    const self = new Map<string, number>();
+    const byId = new Map(p.profile.nodes.map((node) => [node.id, node]));
+    let total = 0;
+    p.profile.samples.forEach((id, i) => {
+      const node = byId.get(id)!;
+      const f = node.callFrame;
+      const key = `${f.functionName || '(anon)'} ${f.url.replace(/.*\//, '')}:${f.lineNumber}`;
+      const dt = p.profile.timeDeltas[i] ?? 0;
+      total += dt;
+      self.set(key, (self.get(key) ?? 0) + dt);
+    });
+    const idle = self.get('(idle) :-1') ?? 0;
+    console.log(`worker: ${(total / 1000).toFixed(0)} ms sampled, ${(idle / 1000).toFixed(0)} ms idle, ${((total - idle) / 1000).toFixed(0)} ms busy`);
+    for (const [key, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.TOP ?? 40))) console.log(`${(us / 1000).toFixed(1).padStart(8)} ms  ${key}`);
+  }
+} finally {
+  await browser.close();
+  await server.close();
+  await site.close();
+}
