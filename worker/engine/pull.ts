@@ -15,7 +15,7 @@ export async function pull(ctx: EngineContext): Promise<number> {
   const { store } = ctx;
   const { cursor, tail, epoch, empty } = await store.pullStart().catch((error: unknown) => Promise.reject(storageError(error)));
   // A pull into an empty store knows that only what it wrote itself can exist (see `createWorkset`).
-  const fresh: FreshPull | undefined = empty ? { written: new Set() } : undefined;
+  const fresh: FreshPull | undefined = empty ? { written: new Map(), batches: 0 } : undefined;
   let applied = 0;
   // The batch before the newest one, still committing. A batch that does not complete the pull is queued
   // behind it and not waited for: its rows are computed and its writes issued while the one before commits,

@@ -17,9 +17,22 @@ export const META = {
   transport: 'transport',
 } as const;
 
-/** A pull that began on an empty store: only what it wrote itself can exist (see `createWorkset`). */
+/**
+ * A pull that began on an empty store: only what it wrote itself can exist (see `createWorkset`). Each batch
+ * claims the keys it may write when it is handed over, before its transaction, so a batch queued behind it
+ * reads those keys instead of assuming them absent.
+ */
 export interface FreshPull {
-  written: Set<string>;
+  /** Key → the first batch that may write it. */
+  written: Map<string, number>;
+  /** Batches handed over so far. */
+  batches: number;
+}
+
+/** One batch of a fresh pull: keys first claimed by an earlier batch are read, the rest assumed absent. */
+export interface FreshBatch {
+  pull: FreshPull;
+  batch: number;
 }
 
 /** An edit's result and the guids whose view it changed. */
@@ -32,7 +45,7 @@ export interface Edited<T> {
 export interface StoreCore {
   readonly db: SyncDatabase;
   /** Run `work` in one read-write transaction over the data tables (and `meta` when asked), through a unit of work. */
-  edit<T>(work: (ws: Workset) => Promise<T>, fresh?: FreshPull, meta?: boolean): Promise<Edited<T>>;
+  edit<T>(work: (ws: Workset) => Promise<T>, fresh?: FreshBatch, meta?: boolean): Promise<Edited<T>>;
   /** Run `work` in one read-only transaction over the data tables. */
   read<T>(work: () => Promise<T>): Promise<T>;
 }
@@ -77,12 +90,11 @@ export function createStoreCore(db: SyncDatabase): StoreCore {
           // count is asked first but awaited last: a fresh unit of work reads nothing, so its rows are computed
           // and its writes issued while an earlier transaction still commits (see `pull` in engine/pull.ts).
           const queued = assumeFresh ? db.outbox.count() : undefined;
-          const ws = createWorkset(db, fresh && assumeFresh ? (key) => !fresh.written.has(key) : undefined);
+          const ws = createWorkset(db, fresh && assumeFresh ? (key) => !((fresh.pull.written.get(key) ?? Infinity) < fresh.batch) : undefined);
           const result = await work(ws);
-          const flushed = ws.flush();
-          // Keys written are known once the writes are issued: a unit of work queued behind this one reads them.
-          if (fresh) for (const key of ws.written()) fresh.written.add(key);
-          const changed = await flushed;
+          const changed = await ws.flush();
+          // Whatever it wrote beyond the keys its batch claimed (nothing, as pulls write today) later batches read.
+          if (fresh) for (const key of ws.written()) if (!fresh.pull.written.has(key)) fresh.pull.written.set(key, fresh.batch);
           if (queued && (await queued) !== 0) throw new NotFresh();
           return { result, changed };
         });

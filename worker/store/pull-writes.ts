@@ -3,7 +3,7 @@
 import type { ServerBase } from '../../src/schema.ts';
 import { formatTimestamp } from '../time.ts';
 import type { RemoteEntry } from '../transport.ts';
-import { META, type FreshPull, type StoreCore } from './core.ts';
+import { META, type FreshBatch, type FreshPull, type StoreCore } from './core.ts';
 import { mergeBase } from './view.ts';
 
 /** How a pull's last batch completes it. */
@@ -37,6 +37,15 @@ export function createPullWrites({ db, edit, read }: StoreCore) {
   return {
     /** Apply validated server entries in one transaction (and complete the pull with them). Returns the changed guids. */
     async applyEntries(entries: readonly RemoteEntry[], completion?: PullCompletion, fresh?: FreshPull) {
+      // Claimed now, synchronously: a batch handed over after this one (and queued behind it) reads these keys.
+      let unit: FreshBatch | undefined;
+      if (fresh) {
+        unit = { pull: fresh, batch: ++fresh.batches };
+        for (const e of entries) {
+          if (!fresh.written.has(e.guid)) fresh.written.set(e.guid, unit.batch);
+          if (e.newGuid !== undefined && !fresh.written.has(e.newGuid)) fresh.written.set(e.newGuid, unit.batch);
+        }
+      }
       return edit(async (ws) => {
         const guids: string[] = [];
         for (const e of entries) {
@@ -101,7 +110,7 @@ export function createPullWrites({ db, edit, read }: StoreCore) {
           return true;
         }
         return false;
-      }, fresh, completion?.cursor !== undefined);
+      }, unit, completion?.cursor !== undefined);
     },
   };
 }
