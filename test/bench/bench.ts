@@ -11,7 +11,7 @@ import type { BrowserPage, EngineName } from '../support/browsers.ts';
 import { startGpodderServer } from '../server/gpodder/server.ts';
 import { startServer } from '../server/server.ts';
 import type { RefServer, RequestLogEntry } from '../server/types.ts';
-import type { PullArgs } from './pages/api.ts';
+import type { BenchApi, PullArgs } from './pages/api.ts';
 import { call, launchBenchBrowser, type BenchBrowser } from './support/browser.ts';
 import { sampleWorkerHeaps, type HeapSampler } from './support/heap.ts';
 import { measureSize, type SizeResult } from './support/size.ts';
@@ -470,6 +470,30 @@ async function incremental(browser: BenchBrowser, plan: BenchPlan, result: Bench
 
 // ---- replay of an offline queue ------------------------------------------------------------------------------
 
+/** What a server logged, for `offlineReplay`. */
+interface LoggingServer {
+  log(): RequestLogEntry[];
+  clearLog(): void;
+}
+
+/**
+ * Take the page offline, make `edits` there (checking nothing goes out), go online and time the queue's drain.
+ * Resolves with the drain time, the queue's length before it, and the requests the server saw after going online.
+ */
+async function offlineReplay(browser: BenchBrowser, page: BrowserPage, server: LoggingServer, edits: Parameters<BenchApi['updates']>[0]) {
+  await browser.context.setOffline(true);
+  await waitUntil('the worker to see the page offline', async () => !(await call(page, 'status')).online);
+  server.clearLog();
+  await call(page, 'updates', edits);
+  const sentOffline = server.log().filter((e) => e.method !== 'OPTIONS').length;
+  if (sentOffline) throw new Error(`bench: ${sentOffline} requests went out while offline`);
+  const queued = await call(page, 'pendingCount');
+  server.clearLog();
+  await browser.context.setOffline(false);
+  const ms = await call(page, 'drainedAfterOnline', 60_000);
+  return { ms, queued, log: server.log() };
+}
+
 async function replay(browser: BenchBrowser, plan: BenchPlan, result: BenchResult, log: (l: string) => void) {
   const { subscriptions, changes, latencyMs, runs } = plan.replay;
   const server = await startServer({ port: 0, seed: subscriptions, latencyMs });
@@ -482,9 +506,6 @@ async function replay(browser: BenchBrowser, plan: BenchPlan, result: BenchResul
       await call(page, 'open', args);
       await call(page, 'sync');
       const guids = server.state().map((e) => e.guid);
-      await context.setOffline(true);
-      await waitUntil('the worker to see the page offline', async () => !(await call(page, 'status')).online);
-      server.clearLog();
       // `changes` edits spread over the subscriptions: flags flipped, feed addresses moved.
       const expected = new Map<string, { feedUrl?: string; isSubscribed?: boolean }>();
       const edits = Array.from({ length: changes }, (_, i) => {
@@ -493,14 +514,8 @@ async function replay(browser: BenchBrowser, plan: BenchPlan, result: BenchResul
         expected.set(guid, { ...expected.get(guid), ...change });
         return { guid, change };
       });
-      await call(page, 'updates', edits);
-      const sentOffline = listRequests(server.log()).real;
-      if (sentOffline) throw new Error(`bench: ${sentOffline} requests went out while offline`);
-      const queued = await call(page, 'pendingCount');
-      server.clearLog();
-      await context.setOffline(false);
-      const ms = await call(page, 'drainedAfterOnline', 60_000);
-      const reqs = listRequests(server.log());
+      const { ms, queued, log: after } = await offlineReplay(browser, page, server, edits);
+      const reqs = listRequests(after);
       for (const [guid, want] of expected) {
         const got = server.entry(guid);
         if (!got || (want.feedUrl !== undefined && got.feed_url !== want.feedUrl) || (want.isSubscribed !== undefined && got.is_subscribed !== want.isSubscribed)) {
@@ -558,9 +573,6 @@ async function gpodderReplay(browser: BenchBrowser, plan: BenchPlan, result: Ben
       const args: PullArgs = { ...pullArgs(server, `gpodder-replay-${run}`), token: password, gpodder: { username, device } };
       await call(page, 'open', args);
       await call(page, 'sync');
-      await context.setOffline(true);
-      await waitUntil('the worker to see the page offline', async () => !(await call(page, 'status')).online);
-      server.clearLog();
       // `changes` toggles over the feeds: feed j's k-th change flips it, so each is toggled changes/subscriptions times;
       // the even feeds end subscribed, the odd ones unsubscribed.
       const expected = new Map<string, boolean>();
@@ -571,14 +583,8 @@ async function gpodderReplay(browser: BenchBrowser, plan: BenchPlan, result: Ben
         expected.set(urls[j]!, isSubscribed);
         return { guid: urls[j]!, change: { isSubscribed } };
       });
-      await call(page, 'updates', edits);
-      const sentOffline = gpodderRequests(server.log()).real;
-      if (sentOffline) throw new Error(`bench: ${sentOffline} requests went out while offline`);
-      const queued = await call(page, 'pendingCount');
-      server.clearLog();
-      await context.setOffline(false);
-      const ms = await call(page, 'drainedAfterOnline', 60_000);
-      const reqs = gpodderRequests(server.log());
+      const { ms, queued, log: after } = await offlineReplay(browser, page, server, edits);
+      const reqs = gpodderRequests(after);
       const held = new Set(server.subscribed({ device }));
       for (const [url, want] of expected) {
         if (held.has(url) !== want) throw new Error(`bench: after the gPodder replay ${url} is ${held.has(url) ? '' : 'not '}subscribed on the server`);
