@@ -7,7 +7,7 @@ import { createApi } from './engine/api.ts';
 import type { EngineContext, EngineState, RunState } from './engine/context.ts';
 import { emitStatus } from './engine/events.ts';
 import { background, startInterval } from './engine/schedule.ts';
-import { onMessage } from './engine/tabs.ts';
+import { onMessage, runForwardedHere } from './engine/tabs.ts';
 import { whenBound } from './engine/binding.ts';
 import { createHttp } from './http.ts';
 import { acquireLeadership } from './leader.ts';
@@ -105,6 +105,7 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
       emitStatus(ctx);
       startInterval(ctx);
       background(ctx, 'sync');
+      runForwardedHere(ctx);
     }),
   };
   void whenBound(ctx);

@@ -6,7 +6,7 @@ import { errorInfo } from '../error-info.ts';
 import type { EngineContext } from './context.ts';
 import { emit, emitStatus } from './events.ts';
 import { sync } from './api.ts';
-import { later, schedulePush } from './schedule.ts';
+import { later, requestSync, schedulePush } from './schedule.ts';
 
 /** Handle a message from another context of the same database. */
 export function onMessage(ctx: EngineContext, message: ChannelMessage): void {
@@ -58,4 +58,15 @@ export function forwardSync(ctx: EngineContext): Promise<SyncReport> {
       reject(new SyncError('timeout', 'the tab that syncs did not answer'));
     });
   });
+}
+
+/**
+ * This context leads now: a `sync()` it forwarded while it waited for leadership runs here. Nobody else may
+ * answer it: the lock may have been free all along, only granted after the call (a busy browser grants it
+ * late), or the leader that was asked has gone.
+ */
+export function runForwardedHere(ctx: EngineContext): void {
+  const waiting = [...ctx.runs.forwarded.values()];
+  ctx.runs.forwarded.clear();
+  for (const waiter of waiting) requestSync(ctx).then(waiter.resolve, waiter.reject);
 }

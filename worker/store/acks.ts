@@ -4,7 +4,7 @@ import type { ServerBase, StoredChange } from '../../src/schema.ts';
 import type { ErrorInfo } from '../../src/types.ts';
 import { formatTimestamp, parseTimestamp } from '../time.ts';
 import type { AddedEntry, UpdateResult } from '../transport.ts';
-import { storageError, type StoreCore } from './core.ts';
+import type { StoreCore } from './core.ts';
 
 /** Edit fields of a stored change (found by id; `undefined` removes a field) and re-derive its row. */
 export function patchChange({ edit }: StoreCore, sent: StoredChange, fields: Partial<StoredChange>) {
@@ -113,18 +113,14 @@ export function createAcks(core: StoreCore) {
     /** Record that these adds are about to be sent (before the request: a crash after it must still know). */
     async markSent(ids: number[]): Promise<Map<number, StoredChange>> {
       if (!ids.length) return new Map();
-      try {
-        return await db.transaction('rw', db.outbox, async () => {
-          // Only what still exists, as it is now: since the queue was read, a remove() may have dropped an
-          // unsent add, or an edit folded into it. What is marked here is exactly what gets sent.
-          const found = (await db.outbox.bulkGet(ids)).filter((c): c is StoredChange => c !== undefined);
-          const marked = found.map((c) => ({ ...c, sent: true }));
-          await db.outbox.bulkPut(marked);
-          return new Map(marked.map((c) => [c.id!, c]));
-        });
-      } catch (error) {
-        throw storageError(error);
-      }
+      return core.transact('rw', [db.outbox], async () => {
+        // Only what still exists, as it is now: since the queue was read, a remove() may have dropped an
+        // unsent add, or an edit folded into it. What is marked here is exactly what gets sent.
+        const found = (await db.outbox.bulkGet(ids)).filter((c): c is StoredChange => c !== undefined);
+        const marked = found.map((c) => ({ ...c, sent: true }));
+        await db.outbox.bulkPut(marked);
+        return new Map(marked.map((c) => [c.id!, c]));
+      });
     },
   };
 }

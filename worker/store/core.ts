@@ -1,5 +1,5 @@
 // What every part of the store shares: the database, its tables, and the one way to run a transaction.
-import { Dexie } from 'dexie';
+import { Dexie, type DBCore, type Middleware, type Table } from 'dexie';
 import { SyncError } from '../../src/errors.ts';
 import type { SyncDatabase } from '../../src/schema.ts';
 import { createWorkset, type Workset } from './workset.ts';
@@ -48,6 +48,8 @@ export interface StoreCore {
   edit<T>(work: (ws: Workset) => Promise<T>, fresh?: FreshBatch, meta?: boolean): Promise<Edited<T>>;
   /** Run `work` in one read-only transaction over the data tables. */
   read<T>(work: () => Promise<T>): Promise<T>;
+  /** Run `work` in one transaction over `tables`: every access to the database goes through here (see `createStoreCore`). */
+  transact<T>(mode: 'r' | 'rw', tables: Table[], work: () => Promise<T>): Promise<T>;
 }
 
 /** Turn Dexie/IndexedDB failures into `SyncError`s (quota first: it is the one a user can act on). */
@@ -76,16 +78,86 @@ export function isClosedError(error: unknown): boolean {
 /** A fresh unit of work found a queued change: it is aborted and run again reading everything. */
 class NotFresh extends Error {}
 
-/** Create the core over an (unopened) database. */
-export function createStoreCore(db: SyncDatabase): StoreCore {
-  // `meta` only where it is used: status reads and the binding check then never wait behind an edit.
+/**
+ * Counts this connection's IndexedDB transactions from their creation until `complete` or `abort` (which
+ * Dexie's own promises do not wait for after a failure), and tells when none is left.
+ */
+function trackTransactions(db: SyncDatabase): () => Promise<void> {
+  let live = 0;
+  let waiting: (() => void)[] = [];
+  const tracker: Middleware<DBCore> = {
+    stack: 'dbcore',
+    name: 'opa-sync:transaction-tracker',
+    // Closest to IndexedDB: every transaction any layer creates is counted.
+    level: -3,
+    create: (down) => ({
+      ...down,
+      transaction(stores, mode, options) {
+        const tx = down.transaction(stores, mode, options) as unknown as IDBTransaction;
+        live++;
+        let ended = false;
+        const end = () => {
+          if (ended) return;
+          ended = true;
+          if (--live > 0) return;
+          const resume = waiting;
+          waiting = [];
+          for (const go of resume) go();
+        };
+        tx.addEventListener('complete', end);
+        tx.addEventListener('abort', end);
+        return tx as never;
+      },
+    }),
+  };
+  db.use(tracker);
+  return () => (live === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiting.push(resolve)));
+}
+
+/**
+ * Whether this browser engine is WebKit (Safari, every iOS browser, WebKitGTK), whose IndexedDB must never
+ * have two transactions of ours in flight (see `createStoreCore`). No feature tells a bug apart: the user
+ * agent does. Chromium-based browsers say `AppleWebKit` too, but also `Chrome/`; iOS browsers are WebKit.
+ */
+export function isWebKit(userAgent = globalThis.navigator?.userAgent ?? ''): boolean {
+  return /AppleWebKit\//.test(userAgent) && !/\b(?:Chrome|Chromium|HeadlessChrome)\//.test(userAgent);
+}
+
+/**
+ * Create the core over an (unopened) database.
+ *
+ * In WebKit (`serial`) the engine's transactions run one at a time, each after the one before has completed
+ * or aborted. When a worker ends (terminate(), a reload, a closed tab) while it has two IndexedDB transactions
+ * in flight, read-only or read-write, even on different tables, WebKit (2.50, and the Safari it stands for)
+ * leaves the database unable to run any transaction for every later connection, reloads and new tabs
+ * included: they neither complete nor fail (https://bugs.webkit.org/show_bug.cgi?id=324094). With one at a
+ * time, however the worker ends, it holds at most one, and one is released cleanly. (Dexie's schema check on
+ * opening, a transaction without requests, is the one outside this.) Elsewhere transactions overlap: a pull's
+ * pages queue behind each other and reads do not wait behind edits.
+ */
+export function createStoreCore(db: SyncDatabase, serial = isWebKit()): StoreCore {
+  // `meta` only where it is used: another tab's status reads and binding check never wait behind an edit.
   const data = [db.subscriptions, db.outbox, db.aliases];
   const all = [...data, db.meta];
+  const idle = serial ? trackTransactions(db) : () => Promise.resolve();
+  let turn: Promise<unknown> = Promise.resolve();
+
+  function transact<T>(mode: 'r' | 'rw', tables: Table[], work: () => Promise<T>): Promise<T> {
+    const run = () => db.transaction(mode, tables, work);
+    // Called inside one of these transactions (the store's parts do not, but a nested call must not wait for
+    // the transaction it runs in): Dexie runs it in that transaction.
+    if (!serial || Dexie.currentTransaction) return run().catch((error: unknown) => Promise.reject(storageError(error)));
+    const result = turn.then(run);
+    turn = result.then(idle, idle);
+    return result.catch((error: unknown) => Promise.reject(storageError(error)));
+  }
+
   return {
     db,
+    transact,
     async edit(work, fresh, meta = false) {
       const run = (assumeFresh: boolean) =>
-        db.transaction('rw', meta ? all : data, async () => {
+        transact('rw', meta ? all : data, async () => {
           // Another tab may have queued a change since the pull began: then nothing can be assumed absent. The
           // count is asked first but awaited last: a fresh unit of work reads nothing, so its rows are computed
           // and its writes issued while an earlier transaction still commits (see `pull` in engine/pull.ts).
@@ -99,22 +171,14 @@ export function createStoreCore(db: SyncDatabase): StoreCore {
           return { result, changed };
         });
       try {
-        try {
-          return await run(fresh !== undefined);
-        } catch (error) {
-          if (!(error instanceof NotFresh)) throw error;
-          return await run(false);
-        }
+        return await run(fresh !== undefined);
       } catch (error) {
-        throw storageError(error);
+        if (!(error instanceof NotFresh)) throw error;
+        return await run(false);
       }
     },
-    async read(work) {
-      try {
-        return await db.transaction('r', data, work);
-      } catch (error) {
-        throw storageError(error);
-      }
+    read(work) {
+      return transact('r', data, work);
     },
   };
 }

@@ -101,7 +101,7 @@ export function createEdits(core: StoreCore, newGuid: () => string) {
 
     /** Re-queue a failed change. */
     async retry(id: number) {
-      const stored = await db.outbox.get(id);
+      const stored = await core.read(() => db.outbox.get(id));
       if (!stored || stored.state !== 'failed') throw new SyncError('not-found', `no failed change ${id}`);
       return patchChange(core, stored, { state: 'queued', attempts: 0, notBefore: 0, deletionId: undefined });
     },

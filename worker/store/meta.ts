@@ -14,14 +14,14 @@ export interface Binding {
 const protocolOf = (binding: Binding): string => binding.protocol ?? 'opa';
 
 /** The store's bookkeeping reads and writes. */
-export function createMeta({ db }: StoreCore) {
-  const value = async (key: string): Promise<unknown> => (await db.meta.get(key))?.value;
+export function createMeta({ db, transact }: StoreCore) {
+  const value = (key: string): Promise<unknown> => transact('r', [db.meta], async () => (await db.meta.get(key))?.value);
   return {
     /** Check (or record, on first use) which server, account and protocol this database belongs to. */
     async bind(binding: Binding): Promise<void> {
-      await db.transaction('rw', db.meta, async () => {
+      await transact('rw', [db.meta], async () => {
         if (!(await db.meta.get(META.epoch))) await db.meta.put({ key: META.epoch, value: crypto.randomUUID() });
-        const stored = (await value(META.binding)) as Binding | undefined;
+        const stored = (await db.meta.get(META.binding))?.value as Binding | undefined;
         if (!stored) {
           await db.meta.put({ key: META.binding, value: binding });
           return;
@@ -38,7 +38,7 @@ export function createMeta({ db }: StoreCore) {
     /** Wipe everything, binding included: the store belongs to no one until its next use binds it again. */
     async clear(): Promise<void> {
       const tables = [db.subscriptions, db.outbox, db.aliases, db.meta];
-      await db.transaction('rw', tables, async () => {
+      await transact('rw', tables, async () => {
         await Promise.all(tables.map((t) => t.clear()));
         await db.meta.put({ key: META.epoch, value: crypto.randomUUID() });
       });
@@ -46,7 +46,7 @@ export function createMeta({ db }: StoreCore) {
 
     /** What a pull starts from, in one read: cursor, tail, epoch, and (without a cursor) whether the store is empty. */
     async pullStart(): Promise<{ cursor?: number; tail?: number; epoch?: string; empty: boolean }> {
-      return db.transaction('r', [db.meta, db.subscriptions, db.aliases, db.outbox], async () => {
+      return transact('r', [db.meta, db.subscriptions, db.aliases, db.outbox], async () => {
         const [cursor, tail, epoch] = (await db.meta.bulkGet([META.cursor, META.tail, META.epoch])).map((r) => r?.value);
         const out: { cursor?: number; tail?: number; epoch?: string; empty: boolean } = { empty: false };
         if (typeof cursor === 'number') out.cursor = cursor;
@@ -79,12 +79,12 @@ export function createMeta({ db }: StoreCore) {
 
     /** Keep a value for the transport across restarts (wiped by `clear()` with everything else). */
     async setTransportMemo(memo: unknown): Promise<void> {
-      await db.meta.put({ key: META.transport, value: memo });
+      await transact('rw', [db.meta], () => db.meta.put({ key: META.transport, value: memo }));
     },
 
     /** Record a successful sync (device time, for display only). */
     async setLastSuccess(at: number): Promise<void> {
-      await db.meta.put({ key: META.lastSuccess, value: at });
+      await transact('rw', [db.meta], () => db.meta.put({ key: META.lastSuccess, value: at }));
     },
   };
 }

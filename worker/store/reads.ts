@@ -40,7 +40,7 @@ export function createReads({ db, read }: StoreCore) {
   }
 
   async function pendingChanges(): Promise<StoredChange[]> {
-    const list = await db.outbox.where('state').anyOf('queued', 'deleting').toArray();
+    const list = await read(() => db.outbox.where('state').anyOf('queued', 'deleting').toArray());
     return list.sort((a, b) => a.id! - b.id!);
   }
 
@@ -74,7 +74,7 @@ export function createReads({ db, read }: StoreCore) {
 
     /** Changes the server refused. */
     async failed(): Promise<FailedChange[]> {
-      const list = await db.outbox.where('state').equals('failed').sortBy('id');
+      const list = await read(() => db.outbox.where('state').equals('failed').sortBy('id'));
       return list.map((c) => ({ ...toPending(c), reason: c.lastError ?? { code: 'invalid', message: 'refused' } }));
     },
 
@@ -105,7 +105,7 @@ export function createReads({ db, read }: StoreCore) {
 
     /** Every guid the store has (for the `change` event after `clear()`). */
     async allKeys(): Promise<string[]> {
-      return (await db.subscriptions.toCollection().primaryKeys()) as string[];
+      return (await read(() => db.subscriptions.toCollection().primaryKeys())) as string[];
     },
   };
 }

@@ -51,7 +51,7 @@ const api: PageApi = {
       }, ms);
     });
   },
-  lib: { SyncError, isSyncError, openSyncDatabase, liveQuery, Dexie },
+  lib: { SyncError, isSyncError, openSyncDatabase, liveQuery, Dexie, createSyncClient },
   scratch: {},
 };
 client.on('change', (event) => void api.events.change.push(event));

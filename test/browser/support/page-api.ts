@@ -1,6 +1,6 @@
 // What the test page (pages/main.ts) puts on `window`, so node-side tests can drive it with page.evaluate.
 import type { Dexie, liveQuery } from 'dexie';
-import type { ChangeEvent, ClientOptions, SyncClient, SyncError, SyncStatus, isSyncError, openSyncDatabase } from '../../../src/index.ts';
+import type { ChangeEvent, ClientOptions, SyncClient, SyncError, SyncStatus, createSyncClient, isSyncError, openSyncDatabase } from '../../../src/index.ts';
 
 /** Options the page reads from its `?options=` query parameter (JSON). */
 export type PageOptions = Omit<ClientOptions, 'worker'>;
@@ -24,6 +24,7 @@ export interface PageApi {
     openSyncDatabase: typeof openSyncDatabase;
     liveQuery: typeof liveQuery;
     Dexie: typeof Dexie;
+    createSyncClient: typeof createSyncClient;
   };
   /** Scratch space for a test's own page-side state (liveQuery results and such). */
   scratch: Record<string, unknown>;
