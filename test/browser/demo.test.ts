@@ -182,9 +182,10 @@ forEachEngine((engine) => {
       await expect.poll(() => u.count('#failed-list > li.change'), WAIT).toBe(0);
 
       // Delete with slow deletion jobs: the pending remove shows its deletion id; ask the server about it.
-      await u.fill('#jobs-delay', '2500');
+      // Long enough that the job is still pending when the check is clicked, even in a slow engine.
+      await u.fill('#jobs-delay', '6000');
       await u.click('#jobs-form button[type="submit"]');
-      await expect.poll(() => logLines(u, 'server'), WAIT).toContainEqual(expect.stringContaining('PENDING 2500 ms'));
+      await expect.poll(() => logLines(u, 'server'), WAIT).toContainEqual(expect.stringContaining('PENDING 6000 ms'));
       await u.fill('#search', deleted);
       await expect.poll(() => u.count(ROWS), WAIT).toBe(1);
       await u.click(() => u.button(row(deleted), /^Delete /));

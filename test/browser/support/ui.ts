@@ -36,12 +36,14 @@ let marks = 0;
 
 /** The UI helpers for `page`. */
 export function ui(page: BrowserPage): Ui {
-  const actionable = (selector: string) =>
+  /** Wait until the element is visible and enabled; a marked one that is gone (re-rendered away) says so at once. */
+  const actionable = (selector: string, marked: boolean) =>
     waitFor(`${selector} to be visible and enabled`, () =>
-      page.evaluate((s) => {
+      page.evaluate(({ s, marked }) => {
         const el = document.querySelector(s) as HTMLInputElement | null;
-        return !!el && el.getClientRects().length > 0 && getComputedStyle(el).visibility !== 'hidden' && !el.disabled;
-      }, selector),
+        if (!el) return marked ? 'gone' : false;
+        return el.getClientRects().length > 0 && getComputedStyle(el).visibility !== 'hidden' && !el.disabled ? 'ready' : false;
+      }, { s: selector, marked }),
     ACTION_WAIT);
   /** Tag the first element `find` returns (evaluated in the page) so a CSS selector can name it. */
   const mark = async (what: string, find: (arg: { scope: string; name: string; flags: string; label: string; tag: string }) => boolean, arg: { scope: string; name: string; flags: string; label: string }) => {
@@ -52,7 +54,11 @@ export function ui(page: BrowserPage): Ui {
   const act = async (target: Target, action: (selector: string) => Promise<void>) => {
     for (let attempt = 1; ; attempt++) {
       const selector = typeof target === 'string' ? target : await target();
-      await actionable(selector);
+      // A re-render may replace the element found: find it again (up to 3 times).
+      if ((await actionable(selector, typeof target !== 'string')) === 'gone') {
+        if (attempt === 3) throw new Error(`${selector} was re-rendered away three times`);
+        continue;
+      }
       try {
         return await action(selector);
       } catch (error) {
@@ -77,11 +83,11 @@ export function ui(page: BrowserPage): Ui {
     click: (target) => act(target, (s) => page.click(s)),
     fill: (target, value) => act(target, (s) => page.fill(s, value)),
     async select(s, value) {
-      await actionable(s);
+      await actionable(s, false);
       await page.select(s, value);
     },
     async check(s, on) {
-      await actionable(s);
+      await actionable(s, false);
       if ((await page.evaluate((sel) => (document.querySelector(sel) as HTMLInputElement).checked, s)) !== on) await page.click(s);
     },
     button: (scope, name) =>
