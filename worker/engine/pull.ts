@@ -1,5 +1,5 @@
 // A pull through the transport into the store: the sink the transport writes to.
-import { storageError, type FreshPull } from '../store/store.ts';
+import type { FreshPull } from '../store/store.ts';
 import type { PullSink } from '../transport.ts';
 import type { EngineContext } from './context.ts';
 import { emitChange, emitStatus } from './events.ts';
@@ -13,7 +13,7 @@ function settled(first: Promise<void>, second: Promise<void>): Promise<void> {
 /** Pull what changed since the cursor; resolves with the number of local views that changed. */
 export async function pull(ctx: EngineContext): Promise<number> {
   const { store } = ctx;
-  const { cursor, tail, epoch, empty } = await store.pullStart().catch((error: unknown) => Promise.reject(storageError(error)));
+  const { cursor, tail, epoch, empty } = await store.pullStart();
   // A pull into an empty store knows that only what it wrote itself can exist (see `createWorkset`).
   const fresh: FreshPull | undefined = empty ? { written: new Map(), batches: 0 } : undefined;
   let applied = 0;
@@ -52,11 +52,12 @@ export async function pull(ctx: EngineContext): Promise<number> {
   };
   try {
     await ctx.transport.pull(sink);
-  } finally {
-    // Nothing of this pull still writes once it is over (a failed pull's last batch included).
+  } catch (error) {
+    // Nothing of a failed pull still writes once it is over.
     await committing.catch(() => undefined);
+    throw error;
   }
-  // A transport that ends without a completing batch (nothing to store) still owes the last batch's outcome.
+  // A transport that ends without a completing batch still owes the last batch's outcome.
   await committing;
   return applied;
 }

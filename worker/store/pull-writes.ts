@@ -37,21 +37,14 @@ export function createPullWrites({ db, edit, read }: StoreCore) {
   return {
     /** Apply validated server entries in one transaction (and complete the pull with them). Returns the changed guids. */
     async applyEntries(entries: readonly RemoteEntry[], completion?: PullCompletion, fresh?: FreshPull) {
+      const guids = entries.flatMap((e) => (e.newGuid === undefined ? [e.guid] : [e.guid, e.newGuid]));
       // Claimed now, synchronously: a batch handed over after this one (and queued behind it) reads these keys.
       let unit: FreshBatch | undefined;
       if (fresh) {
         unit = { pull: fresh, batch: ++fresh.batches };
-        for (const e of entries) {
-          if (!fresh.written.has(e.guid)) fresh.written.set(e.guid, unit.batch);
-          if (e.newGuid !== undefined && !fresh.written.has(e.newGuid)) fresh.written.set(e.newGuid, unit.batch);
-        }
+        for (const key of guids) if (!fresh.written.has(key)) fresh.written.set(key, unit.batch);
       }
       return edit(async (ws) => {
-        const guids: string[] = [];
-        for (const e of entries) {
-          guids.push(e.guid);
-          if (e.newGuid !== undefined) guids.push(e.newGuid);
-        }
         await ws.preload(guids);
         /** An entry was set aside for a move still under way: the cursor must not pass it. */
         let held = false;
