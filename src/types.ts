@@ -43,6 +43,11 @@ export interface SyncOptions {
 export interface Clock {
   /** Milliseconds since the epoch (device time: scheduling only, never a sync cursor). */
   now(): number;
+  /**
+   * Milliseconds from an arbitrary origin that never go back (device clocks step): what elapsed time is
+   * measured with. Without it, elapsed time falls back to `now()`.
+   */
+  monotonic?(): number;
   /** Call `callback` after `ms` milliseconds; returns a handle for `clearTimeout`. */
   setTimeout(callback: () => void, ms: number): unknown;
   /** Cancel a timer set by `setTimeout`. */

@@ -5,10 +5,16 @@ import type { Clock } from '../src/types.ts';
 /** The wall clock, the platform's timers and crypto-grade randomness. */
 export const systemClock: Clock = {
   now: () => Date.now(),
+  monotonic: () => performance.now(),
   setTimeout: (callback, ms) => setTimeout(callback, ms),
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
   random: () => crypto.getRandomValues(new Uint32Array(1))[0]! / 2 ** 32,
 };
+
+/** Monotonic milliseconds on `clock` (its wall clock when it has no monotonic one). */
+export function monotonicNow(clock: Clock): number {
+  return clock.monotonic ? clock.monotonic() : clock.now();
+}
 
 /** An AbortSignal that aborts with a `TimeoutError` after `ms` on `clock`; call `clear()` once done. */
 export function timeoutSignal(clock: Clock, ms: number): { signal: AbortSignal; clear(): void } {
