@@ -1,6 +1,8 @@
 import { SyncError, type SyncErrorCode } from '../src/errors.ts';
 import type { Auth, Clock } from '../src/types.ts';
+import { MAX_SERVER_DELAY } from './backoff.ts';
 import { timeoutSignal } from './clock.ts';
+import { MAX_BODY_BYTES, readBounded } from './http-body.ts';
 
 /** What the HTTP layer needs from the engine. */
 export interface HttpOptions {
@@ -17,12 +19,20 @@ export interface HttpOptions {
   onRequest?(): void;
   /** Called after any response arrives: the real proof of connectivity. */
   onResponse?(): void;
+  /** Most bytes of a body read; a longer one is `bad-response`. @default MAX_BODY_BYTES (16 MiB) */
+  maxBodyBytes?: number;
 }
 
-/** A parsed response. */
+/** A parsed response; `body` is undefined only for 204 (or when the caller reads none). */
 export interface HttpResponse {
   status: number;
   body: unknown;
+}
+
+/** How one request's answer is read. */
+export interface RequestOptions {
+  /** The caller reads nothing of a 2xx answer, so an empty or non-JSON one will do (mygpo answers a device registration with an empty 200). */
+  ignoreBody?: boolean;
 }
 
 /** The HTTP layer: JSON requests to the base URL's origin only, typed errors for every failure. */
@@ -32,7 +42,7 @@ export interface Http {
   /** Whether a URL is on the base URL's origin (the only one credentials go to). */
   sameOrigin(url: URL): boolean;
   /** Send a request; resolves for 2xx, throws a `SyncError` for anything else. */
-  request(method: string, url: URL, body?: unknown): Promise<HttpResponse>;
+  request(method: string, url: URL, body?: unknown, options?: RequestOptions): Promise<HttpResponse>;
 }
 
 /** An error body: `{ code, message }`; `code` is declared a string but servers send numbers. */
@@ -62,13 +72,42 @@ export function codeForStatus(status: number): SyncErrorCode {
   return 'bad-response';
 }
 
-/** Parse a Retry-After header (seconds or an HTTP date) to a delay in ms. */
-export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+/**
+ * Parse a Retry-After header (seconds or an HTTP date) to a delay in ms, at most `MAX_SERVER_DELAY`. A date
+ * is a server time: it is measured from `serverNow`, the response's own `Date` when readable (a device
+ * clock an hour off must not turn 10 s into an hour), else the device clock.
+ */
+export function parseRetryAfter(value: string | null, serverNow = Date.now()): number | undefined {
   if (!value) return undefined;
   const trimmed = value.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
-  const at = Date.parse(trimmed);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+  let delay: number;
+  if (/^\d+(\.\d+)?$/.test(trimmed)) delay = Math.round(Number(trimmed) * 1000);
+  else {
+    const at = Date.parse(trimmed);
+    if (Number.isNaN(at)) return undefined;
+    delay = Math.max(0, at - serverNow);
+  }
+  return Math.min(delay, MAX_SERVER_DELAY);
+}
+
+/** The server's clock from a response's `Date` header, or `fallback` when there is none to read (CORS hides it unless exposed). */
+export function serverDate(headers: Headers, fallback: number): number {
+  const at = Date.parse(headers.get('Date') ?? '');
+  return Number.isNaN(at) ? fallback : at;
+}
+
+/** The origin a redirect's `Location` names (for the message), or '' when there is none to read. */
+function originOf(location: string | null, from: URL): string {
+  try {
+    return location ? new URL(location, from).origin : '';
+  } catch {
+    return '';
+  }
+}
+
+/** Whether a response is a redirect (`redirect: 'manual'`: a browser shows it as an opaque one, status 0). */
+function isRedirect(response: Response): boolean {
+  return response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400);
 }
 
 function base64(text: string): string {
@@ -93,6 +132,7 @@ function authHeader(auth: Auth | undefined): [string, string] | undefined {
 /** Create the HTTP layer. */
 export function createHttp(options: HttpOptions): Http {
   const base = new URL(options.baseUrl.replace(/\/+$/, '') + '/');
+  const limit = options.maxBodyBytes ?? MAX_BODY_BYTES;
 
   function url(path: string, query: Record<string, string | number | undefined> = {}): URL {
     const result = new URL(path.replace(/^\/+/, ''), base);
@@ -106,7 +146,7 @@ export function createHttp(options: HttpOptions): Http {
     return target.origin === base.origin;
   }
 
-  async function request(method: string, target: URL, body?: unknown): Promise<HttpResponse> {
+  async function request(method: string, target: URL, body?: unknown, how: RequestOptions = {}): Promise<HttpResponse> {
     const label = `${method} ${target.pathname}`;
     if (!sameOrigin(target)) throw new SyncError('invalid', `${label}: refusing a request outside ${base.origin}`);
     if (options.signal.aborted) throw new SyncError('closed', `${label}: the engine is closed`);
@@ -118,7 +158,7 @@ export function createHttp(options: HttpOptions): Http {
     const signal = AbortSignal.any([options.signal, timeout.signal]);
     options.onRequest?.();
     let response: Response;
-    let text: string;
+    let read: { text: string; over: boolean };
     try {
       response = await options.fetch(target.href, {
         method,
@@ -127,9 +167,14 @@ export function createHttp(options: HttpOptions): Http {
         signal,
         credentials: 'omit',
         cache: 'no-store',
-        redirect: 'error',
+        // Never followed (credentials go to the base origin only), but answered: a redirect is the server's
+        // word, not a lost connection, so it is not retried as one.
+        redirect: 'manual',
       });
-      text = await response.text();
+      if (isRedirect(response)) {
+        await response.body?.cancel().catch(() => undefined);
+        read = { text: '', over: false };
+      } else read = await readBounded(response, limit);
     } catch (cause) {
       if (options.signal.aborted) throw new SyncError('closed', `${label}: the engine is closed`, { cause });
       if (timeout.signal.aborted) throw new SyncError('timeout', `${label}: no answer within ${options.timeout} ms`, { cause });
@@ -138,24 +183,38 @@ export function createHttp(options: HttpOptions): Http {
       timeout.clear();
     }
     options.onResponse?.();
+    const { status } = response;
+    if (isRedirect(response)) {
+      // Not transient: the same request gets the same answer until baseUrl names where the server went.
+      const where = originOf(response.headers.get('Location'), target);
+      throw new SyncError('bad-response', `${label}: the server redirected${where ? ` to ${where}` : ''} (${status || 'opaque'}); redirects are not followed: set baseUrl to the server's own address`, {
+        ...(status ? { status } : {}),
+      });
+    }
+    if (response.ok && read.over) throw new SyncError('bad-response', `${label}: the body is over ${limit} bytes`, { status });
+    if (response.ok && (status === 204 || how.ignoreBody)) return { status, body: undefined };
     let parsed: unknown;
     let parseFailed = false;
-    if (text.trim() !== '') {
+    if (read.text.trim() !== '') {
       try {
-        parsed = JSON.parse(text);
+        parsed = JSON.parse(read.text);
       } catch {
         parseFailed = true;
       }
     }
     if (response.ok) {
-      if (parseFailed) throw new SyncError('bad-response', `${label}: the body is not JSON`, { status: response.status });
-      return { status: response.status, body: parsed };
+      // Only 204 says "done, nothing to add": an empty 200/201/202 may come from a proxy that never forwarded
+      // the request, so it acknowledges nothing.
+      if (read.text.trim() === '') throw new SyncError('bad-response', `${label}: an empty ${status} (only 204 means no content)`, { status });
+      if (parseFailed) throw new SyncError('bad-response', `${label}: the body is not JSON`, { status });
+      return { status, body: parsed };
     }
     const error = parseError(parsed);
     const message = error?.message ?? (response.statusText || 'request failed');
-    throw new SyncError(codeForStatus(response.status), `${label}: ${response.status} ${message}`, {
-      status: response.status,
-      retryAfter: parseRetryAfter(response.headers.get('Retry-After'), options.clock.now()),
+    const retryAfter = response.headers.get('Retry-After');
+    throw new SyncError(codeForStatus(status), `${label}: ${status} ${message}`, {
+      status,
+      retryAfter: parseRetryAfter(retryAfter, serverDate(response.headers, options.clock.now())),
     });
   }
 

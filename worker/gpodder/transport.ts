@@ -41,7 +41,7 @@ export function createGpodderTransport(options: GpodderOptions): Transport {
   const register = (): Promise<void> => {
     const path = paths().device;
     if (!path) return Promise.resolve();
-    registered ??= http.request('POST', http.url(path), { caption: 'opa-sync', type: 'other' }).then(
+    registered ??= http.request('POST', http.url(path), { caption: 'opa-sync', type: 'other' }, { ignoreBody: true }).then(
       () => undefined,
       (error: unknown) => {
         registered = undefined;

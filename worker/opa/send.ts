@@ -61,6 +61,7 @@ async function request(http: Http, { change, target }: SendItem): Promise<SendOu
   }
 
   const response = await http.request('DELETE', http.url(path));
-  if (response.body === undefined) return { type: 'deleted' };
+  // 204 is "deleted, nothing to add" (an empty 200/201/202 never gets here: the HTTP layer refuses it).
+  if (response.status === 204) return { type: 'deleted' };
   return { type: 'deletion-started', deletionId: read(response, parseDeletionAccepted).deletion_id };
 }

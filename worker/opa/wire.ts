@@ -147,7 +147,7 @@ export function parsePage(value: unknown, maxEntries: number): WirePage {
   return page;
 }
 
-/** Validate a PATCH response (an empty body is valid: nothing changed). */
+/** Validate a PATCH response (no body, a 204, is valid: applied, nothing more changed). */
 export function parseUpdateResult(value: unknown): WireUpdateResult {
   const what = 'update result';
   if (value === undefined) return {};
