@@ -56,8 +56,13 @@ export interface StoredChange {
   attempts: number;
   /** Device time before which it is not retried. */
   notBefore: number;
-  /** Device time before which the server asked not to be retried (Retry-After): a forced push waits for it too. */
+  /**
+   * Device time before which even a forced push waits: the server asked (Retry-After), or its last 2xx could
+   * not be read (a proxy answering for it: sending at once would spin).
+   */
   serverHold?: number;
+  /** Device time the hold above was set: a clock that went back before it ends the hold (never longer than set). */
+  heldAt?: number;
   createdAt: number;
   lastError?: ErrorInfo;
   deletionId?: number;

@@ -11,6 +11,39 @@ export const systemClock: Clock = {
   random: () => crypto.getRandomValues(new Uint32Array(1))[0]! / 2 ** 32,
 };
 
+/** The longest delay a platform timer keeps (2^31−1 ms, about 24.8 days): beyond it, `setTimeout` fires at once. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** A timer delay the platform keeps: a number in [0, MAX_TIMER_MS] (NaN is 0; a longer wait wakes early and looks again). */
+export function clampDelay(ms: number): number {
+  if (Number.isNaN(ms) || ms <= 0) return 0;
+  return Math.min(ms, MAX_TIMER_MS);
+}
+
+/** `clock` with every timer's delay clamped (the one place the engine's timers go through: see `resolveOptions`). */
+export function clampedTimers(clock: Clock): Clock {
+  const clamped: Clock = {
+    now: () => clock.now(),
+    setTimeout: (callback, ms) => clock.setTimeout(callback, clampDelay(ms)),
+    clearTimeout: (handle) => clock.clearTimeout(handle),
+    random: () => clock.random(),
+  };
+  if (clock.monotonic) clamped.monotonic = () => clock.monotonic!();
+  return clamped;
+}
+
+/**
+ * Device time that does not step while this engine runs: the wall clock when it was made plus the monotonic
+ * time elapsed since (the wall clock itself without a monotonic one). Holds on queued changes are set and
+ * read in it, so a clock stepped while a hold runs neither stretches nor cuts it short.
+ */
+export function steadyNow(clock: Clock): () => number {
+  if (!clock.monotonic) return () => clock.now();
+  const wall = clock.now();
+  const start = clock.monotonic();
+  return () => wall + (clock.monotonic!() - start);
+}
+
 /** Monotonic milliseconds on `clock` (its wall clock when it has no monotonic one). */
 export function monotonicNow(clock: Clock): number {
   return clock.monotonic ? clock.monotonic() : clock.now();

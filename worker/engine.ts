@@ -2,7 +2,7 @@
 import { openSyncDatabase } from '../src/schema.ts';
 import type { Listener, SyncApi, SyncEvents, SyncOptions } from '../src/types.ts';
 import { openChannel } from './channel.ts';
-import { randomUuid } from './clock.ts';
+import { randomUuid, steadyNow } from './clock.ts';
 import { createApi } from './engine/api.ts';
 import type { EngineContext, EngineState, RunState } from './engine/context.ts';
 import { emitStatus } from './engine/events.ts';
@@ -89,6 +89,7 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
   const ctx: EngineContext = {
     opts,
     clock,
+    steadyNow: steadyNow(clock),
     db,
     store,
     transport,

@@ -1,7 +1,7 @@
 import { SyncError } from '../src/errors.ts';
 import { defaultDbName, normaliseBaseUrl } from '../src/schema.ts';
 import type { Auth, Clock, Protocol, SyncOptions } from '../src/types.ts';
-import { systemClock } from './clock.ts';
+import { clampedTimers, systemClock } from './clock.ts';
 
 /** Options with every default filled in. */
 export interface ResolvedOptions {
@@ -76,7 +76,8 @@ export function resolveOptions(options: SyncOptions): ResolvedOptions {
     maxDelay: positive('retry.maxDelay', options.retry?.maxDelay, 300_000, 1),
     concurrency: Math.floor(positive('retry.concurrency', options.retry?.concurrency, 8, 1)),
     fetch: fetchImpl,
-    clock: options.clock ?? systemClock,
+    // Every timer the engine sets goes through this clock: clamped here once, none overflows and fires at once.
+    clock: clampedTimers(options.clock ?? systemClock),
   };
   if (options.auth !== undefined) resolved.auth = checkAuth(options.auth);
   if (options.account !== undefined) resolved.account = String(options.account);

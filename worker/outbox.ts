@@ -5,6 +5,7 @@ import type { StoredChange } from '../src/schema.ts';
 import type { Clock } from '../src/types.ts';
 import { backoffDelay, type Backoff } from './backoff.ts';
 import { errorInfo } from './error-info.ts';
+import { dueAt, isReady } from './hold.ts';
 import type { Store } from './store/store.ts';
 import type { SendItem, SendOutcome, Transport } from './transport.ts';
 
@@ -13,6 +14,8 @@ export interface PushContext {
   transport: Transport;
   store: Store;
   clock: Clock;
+  /** Device time that does not step while the engine runs (`steadyNow`): holds are set and read in it. */
+  now(): number;
   backoff: Backoff;
   concurrency: number;
   /**
@@ -36,7 +39,7 @@ export interface PushContext {
 export interface PushResult {
   pushed: number;
   failed: number;
-  /** Device time of the earliest change waiting for a retry, if any. */
+  /** Steady device time (`PushContext.now`) of the earliest change waiting for a retry, if any. */
   wakeAt?: number;
 }
 
@@ -61,14 +64,14 @@ export async function push(ctx: PushContext): Promise<PushResult> {
   for (;;) {
     if (ctx.halted()) return result;
     const all = heads(await ctx.store.pendingChanges());
-    const now = ctx.clock.now();
-    const ready = (c: StoredChange) => c.notBefore <= now || (ctx.force === true && (c.serverHold ?? 0) <= now);
+    const now = ctx.now();
+    const ready = (c: StoredChange) => isReady(c, now, ctx.force === true);
     // One attempt per change per run: a change failing faster than its backoff must not spin this run.
     let due = all.filter((c) => ready(c) && !ctx.inFlight.has(c.id!) && !attempted.has(c.id!));
     for (const c of due) attempted.add(c.id!);
     const waiting = all.filter((c) => !due.includes(c) && !ctx.inFlight.has(c.id!));
     // A change already tried in this run goes again in a later run, never sooner than its own time.
-    result.wakeAt = waiting.length ? Math.min(...waiting.map((c) => Math.max(c.notBefore, now + 1))) : undefined;
+    result.wakeAt = waiting.length ? Math.min(...waiting.map((c) => dueAt(c, now))) : undefined;
     if (!due.length) return result;
     // Adds and moves are marked before they leave: one that may have reached the server is never folded into
     // (a second move of a gPodder feed does not compose with the first: the middle URL would stay subscribed).
@@ -126,13 +129,16 @@ async function settle(ctx: PushContext, change: StoredChange, outcome: SendOutco
     case 'deleted':
       return done(await store.ackDeleted(change, clock.now()));
     case 'deletion-started': {
-      const edit = await store.deletionAccepted(change, outcome.deletionId, clock.now() + backoffDelay(ctx.backoff, 0, undefined, clock.random) / 4);
+      const now = ctx.now();
+      const edit = await store.deletionAccepted(change, outcome.deletionId, { heldAt: now, notBefore: now + backoffDelay(ctx.backoff, 0, undefined, clock.random) / 4 });
       if (edit.changed.length) ctx.onChange(edit.changed);
       return 'later';
     }
-    case 'deletion-pending':
-      await store.later(change, clock.now() + backoffDelay(ctx.backoff, change.attempts, undefined, clock.random), undefined);
+    case 'deletion-pending': {
+      const now = ctx.now();
+      await store.later(change, { heldAt: now, notBefore: now + backoffDelay(ctx.backoff, change.attempts, undefined, clock.random) }, undefined);
       return 'later';
+    }
     case 'deletion-failed': {
       // The server rolled the deletion back, so the subscription is back too (the view follows the base).
       const edit = await store.fail(change, { code: 'server', message: outcome.message });
@@ -158,17 +164,21 @@ async function settleError(ctx: PushContext, change: StoredChange, error: SyncEr
   if (error.code === 'bad-response' && error.status !== undefined && error.status >= 200 && error.status < 300) {
     // A 2xx whose body is not the answer (a captive portal, a proxy) may not have reached the server at all.
     // Every request here is safe to repeat (PATCH sets values, POST upserts, DELETE of a deleted entry is
-    // done), so keep the change and send it again; a pull meanwhile reconciles what the server has.
+    // done), so keep the change and send it again; a pull meanwhile reconciles what the server has. The
+    // backoff is firm: the pull succeeds (GETs may work), and a forced push after it would send the change
+    // into the same answer at once, pull again, and spin.
     ctx.onNeedsPull();
     ctx.onError(error);
-    await store.later(change, clock.now() + backoffDelay(ctx.backoff, change.attempts, undefined, clock.random), errorInfo(error));
+    const now = ctx.now();
+    const notBefore = now + backoffDelay(ctx.backoff, change.attempts, undefined, clock.random);
+    await store.later(change, { heldAt: now, notBefore, serverHold: notBefore }, errorInfo(error));
     return 'later';
   }
   if (isTransient(error)) {
     ctx.onError(error);
-    const now = clock.now();
+    const now = ctx.now();
     const notBefore = now + backoffDelay(ctx.backoff, change.attempts, error.retryAfter, clock.random);
-    await store.later(change, notBefore, errorInfo(error), error.retryAfter === undefined ? undefined : now + error.retryAfter);
+    await store.later(change, { heldAt: now, notBefore, ...(error.retryAfter === undefined ? {} : { serverHold: now + error.retryAfter }) }, errorInfo(error));
     return 'later';
   }
   if (change.kind === 'remove' && (error.code === 'not-found' || error.code === 'gone') && change.state === 'queued') {

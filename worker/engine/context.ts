@@ -60,6 +60,8 @@ export interface RunState {
 export interface EngineContext {
   readonly opts: ResolvedOptions;
   readonly clock: Clock;
+  /** Device time that does not step while the engine runs (`steadyNow` in clock.ts): what holds are measured in. */
+  readonly steadyNow: () => number;
   readonly db: SyncDatabase;
   readonly store: Store;
   readonly transport: Transport;

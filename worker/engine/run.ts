@@ -44,6 +44,7 @@ export async function execute(ctx: EngineContext, kind: 'sync' | 'push'): Promis
         transport: ctx.transport,
         store,
         clock,
+        now: ctx.steadyNow,
         // A pull that just succeeded proves the server answers: changes waiting out a backoff go now.
         force: kind === 'sync' && pullError === undefined,
         backoff: { baseDelay: ctx.opts.baseDelay, maxDelay: ctx.opts.maxDelay },
@@ -66,7 +67,7 @@ export async function execute(ctx: EngineContext, kind: 'sync' | 'push'): Promis
       });
       report.pushed = result.pushed;
       report.failed = result.failed;
-      if (result.wakeAt !== undefined) schedulePush(ctx, result.wakeAt - clock.now());
+      if (result.wakeAt !== undefined) schedulePush(ctx, result.wakeAt - ctx.steadyNow());
     }
   } catch (error) {
     pullError ??= handleRunError(ctx, error);

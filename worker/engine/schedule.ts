@@ -2,6 +2,7 @@
 // Every timer is set on the engine's clock and cleared by `close()`.
 import type { SyncReport } from '../../src/types.ts';
 import { backoffDelay } from '../backoff.ts';
+import { monotonicNow } from '../clock.ts';
 import type { EngineContext, Waiter } from './context.ts';
 import { execute } from './run.ts';
 
@@ -53,7 +54,8 @@ export function retryPullLater(ctx: EngineContext, retryAfter: number | undefine
 export function schedulePush(ctx: EngineContext, delay = ctx.opts.pushDelay): void {
   const { runs } = ctx;
   if (ctx.state.closed || !ctx.leadership.isLeader) return;
-  const at = ctx.clock.now() + delay;
+  // Compared between calls only: a monotonic reading, so a device clock stepping between two cannot reorder them.
+  const at = monotonicNow(ctx.clock) + delay;
   if (runs.pushTimerAt !== undefined && runs.pushTimerAt <= at) return;
   runs.pushTimerAt = at;
   later(ctx, delay, () => {

@@ -2,6 +2,7 @@
 // queue only if it is still the version that was sent (an edit made during the request stays queued).
 import type { ServerBase, StoredChange } from '../../src/schema.ts';
 import type { ErrorInfo } from '../../src/types.ts';
+import type { Hold } from '../hold.ts';
 import { formatTimestamp, parseTimestamp } from '../time.ts';
 import type { AddedEntry, UpdateResult } from '../transport.ts';
 import type { StoreCore } from './core.ts';
@@ -80,9 +81,9 @@ export function createAcks(core: StoreCore) {
       });
     },
 
-    /** A deletion was accepted: keep the deletion id and poll it. */
-    async deletionAccepted(sent: StoredChange, deletionId: number, notBefore: number) {
-      return patchChange(core, sent, { state: 'deleting', deletionId, attempts: 0, notBefore, lastError: undefined });
+    /** A deletion was accepted: keep the deletion id and poll it once `hold` is over. */
+    async deletionAccepted(sent: StoredChange, deletionId: number, hold: Hold) {
+      return patchChange(core, sent, { state: 'deleting', deletionId, attempts: 0, serverHold: undefined, ...hold, lastError: undefined });
     },
 
     /** The deletion is done (or the server had nothing to delete): the row becomes a tombstone. */
@@ -102,9 +103,9 @@ export function createAcks(core: StoreCore) {
       return patchChange(core, sent, { state: 'failed', lastError: reason });
     },
 
-    /** Keep a change queued and try again later. */
-    async later(sent: StoredChange, notBefore: number, lastError: ErrorInfo | undefined, serverHold?: number) {
-      return patchChange(core, sent, { attempts: sent.attempts + 1, notBefore, serverHold, ...(lastError ? { lastError } : {}) });
+    /** Keep a change queued and try again once `hold` is over (a hold without `serverHold` clears an old one). */
+    async later(sent: StoredChange, hold: Hold, lastError: ErrorInfo | undefined) {
+      return patchChange(core, sent, { attempts: sent.attempts + 1, serverHold: undefined, ...hold, ...(lastError ? { lastError } : {}) });
     },
 
     /** Edit fields of a stored change and re-derive its row. */
