@@ -54,6 +54,12 @@ export function resolveOptions(options: SyncOptions): ResolvedOptions {
   } catch {
     throw new SyncError('invalid', `baseUrl is not a URL: ${options.baseUrl}`);
   }
+  // Credentials in the URL would name the IndexedDB database (listable by any script on the origin) and sit
+  // in the stored binding: they belong in `auth`, which lives in worker memory only.
+  const { username, password } = new URL(server);
+  if (username !== '' || password !== '') {
+    throw new SyncError('invalid', "baseUrl must not carry credentials (user:password@host): pass them as auth: { type: 'basic', username, password }");
+  }
   if (!/^https?:/.test(server)) throw new SyncError('invalid', `baseUrl must be http(s): ${options.baseUrl}`);
   const protocol = options.protocol ?? 'opa';
   if (protocol !== 'opa' && protocol !== 'gpodder' && protocol !== 'nextcloud') throw new SyncError('invalid', `protocol must be 'opa', 'gpodder' or 'nextcloud', not ${String(protocol)}`);

@@ -1,27 +1,20 @@
 // Checks of what the app passes in: a bad argument is refused with `invalid` before anything is queued.
 import { SyncError } from '../../src/errors.ts';
 import type { SubscriptionChange } from '../../src/types.ts';
+import { feedUrlOf } from '../feed-url.ts';
+import { isGuid } from '../guid.ts';
 
-/** A feed address the library accepts: an absolute http(s) URL. */
-export function isFeedUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:';
-  } catch {
-    return false;
-  }
-}
-
-/** A non-empty string guid. */
+/** A guid that can name a subscription (non-empty, not `.` or `..`: see `isGuid`). */
 export function checkGuid(guid: unknown, what = 'guid'): string {
-  if (typeof guid !== 'string' || guid.trim() === '') throw new SyncError('invalid', `${what} must be a non-empty string`);
+  if (!isGuid(guid)) throw new SyncError('invalid', `${what} must be a non-empty string other than . and ..`);
   return guid;
 }
 
 /** An http(s) feed URL, without the white space around it (servers refuse or mangle it). */
 export function checkFeedUrl(url: unknown): string {
-  if (typeof url !== 'string' || !isFeedUrl(url.trim())) throw new SyncError('invalid', `not an http(s) feed URL: ${String(url)}`);
-  return url.trim();
+  const clean = feedUrlOf(url);
+  if (clean === undefined) throw new SyncError('invalid', `not an http(s) feed URL: ${String(url)}`);
+  return clean;
 }
 
 /** A change with at least one valid field; unknown fields are dropped. */

@@ -1,5 +1,6 @@
 // gPodder v2 / Nextcloud gPodder Sync wire shapes, validated before anything touches the store.
 import { SyncError } from '../../src/errors.ts';
+import { feedUrlOf } from '../feed-url.ts';
 
 /** Answer of a subscription pull: what changed since `since`, and the server's clock (seconds). */
 export interface WireChanges {
@@ -32,7 +33,9 @@ function record(value: unknown, what: string): Record<string, unknown> {
 function urls(value: unknown, key: string, what: string): string[] {
   if (value === undefined) return [];
   if (!Array.isArray(value) || value.some((u) => typeof u !== 'string')) throw bad(what, `${key} is not a list of URLs`);
-  return value as string[];
+  // Under the app's own rule (trimmed http/https). A URL it refuses is skipped, not the answer refused: it
+  // stays on the server, so every later pull would stop there.
+  return (value as string[]).flatMap((u) => feedUrlOf(u) ?? []);
 }
 
 function seconds(value: unknown, what: string): number {
@@ -44,7 +47,16 @@ function rewrites(value: unknown, what: string): [string, string][] {
   if (value === undefined || value === null) return [];
   const ok = Array.isArray(value) && value.every((p) => Array.isArray(p) && p.length === 2 && typeof p[0] === 'string' && typeof p[1] === 'string');
   if (!ok) throw bad(what, 'update_urls is not a list of [old, new] pairs');
-  return value as [string, string][];
+  return (value as [string, string][]).flatMap(safeRewrite);
+}
+
+/**
+ * A rewrite under the feed-URL rule: one from a URL never stored names nothing (dropped); one to a URL the rule
+ * refuses is the server refusing the URL sent ("" as stored): only that change goes to `failed()`.
+ */
+function safeRewrite([from, to]: [string, string]): [string, string][] {
+  const old = feedUrlOf(from);
+  return old === undefined ? [] : [[old, to === '' ? '' : (feedUrlOf(to) ?? '')]];
 }
 
 /** Validate a pull answer. */

@@ -1,10 +1,11 @@
 // Open Podcast API pull: drain every page of what changed since the cursor into the sink.
 import { SyncError } from '../../src/errors.ts';
 import type { Clock } from '../../src/types.ts';
+import { monotonicNow } from '../clock.ts';
 import type { Http } from '../http.ts';
 import { formatTimestamp } from '../time.ts';
 import type { PullSink, RemoteEntry } from '../transport.ts';
-import { toRemoteEntry } from './entries.ts';
+import { toListedOnly, toRemoteEntry, type ListedOnly } from './entries.ts';
 import { parsePage, type WirePage } from './wire.ts';
 
 /** What an OPA pull needs. */
@@ -21,8 +22,12 @@ export interface OpaPullOptions {
 }
 
 /** A validated page with its entries already in the engine's terms. */
-interface Page extends Omit<WirePage, 'subscriptions'> {
+interface Page extends Omit<WirePage, 'subscriptions' | 'skipped'> {
   entries: RemoteEntry[];
+  /** Entries listed but never stored (see `parsePage`): counted like the others, so a drain's checks hold. */
+  skipped: ListedOnly[];
+  /** How many entries the page listed, skipped ones included. */
+  length: number;
 }
 
 const MAX_PAGES = 100_000;
@@ -44,7 +49,9 @@ export async function pullOpa(options: OpaPullOptions, sink: PullSink): Promise<
 /** Walk the pages once; resolves whether the drain was consistent (and then completed the pull). */
 async function drainOnce(options: OpaPullOptions, sink: PullSink, since: string | undefined, last: boolean, listed: Set<string> | undefined): Promise<boolean> {
   const { http, pageSize, clock } = options;
-  const started = clock.now();
+  // Elapsed time on the monotonic clock: a wall clock stepped back mid-drain would stretch `safe` below
+  // into the future, and the cursor would pass entries this drain never saw.
+  const started = monotonicNow(clock);
   const seen = new Set<string>();
   const totals = new Set<number>();
   let totalIsPageLength = true;
@@ -52,6 +59,9 @@ async function drainOnce(options: OpaPullOptions, sink: PullSink, since: string 
   let maxAt = 0;
   let newest: Newest[] = [];
   let pages = 0;
+  let longestPage = 0;
+  /** Whether `total` is only ever the page's length (one server fills it so): then it bounds nothing. */
+  let totalMayBePageLength = true;
   let url = http.url('subscriptions', { since, page: 1, per_page: pageSize });
   let pageNumber = 1;
   let repeats = 0;
@@ -59,8 +69,8 @@ async function drainOnce(options: OpaPullOptions, sink: PullSink, since: string 
   let linked = false;
 
   const fetchPage = async (target: URL): Promise<Page> => {
-    const { subscriptions, ...rest } = parsePage((await http.request('GET', target)).body, pageSize);
-    return { ...rest, entries: subscriptions.map(toRemoteEntry) };
+    const { subscriptions, skipped, ...rest } = parsePage((await http.request('GET', target)).body, pageSize);
+    return { ...rest, entries: subscriptions.map(toRemoteEntry), skipped: skipped.map(toListedOnly), length: subscriptions.length + skipped.length };
   };
   let inflight: Promise<Page> | undefined = fetchPage(url);
 
@@ -71,7 +81,7 @@ async function drainOnce(options: OpaPullOptions, sink: PullSink, since: string 
     if (pages > MAX_PAGES) throw new SyncError('bad-response', `more than ${MAX_PAGES} pages: the server never ends the list`);
     let pageMax = 0;
     const before = seen.size;
-    for (const entry of page.entries) {
+    for (const entry of [...page.entries, ...page.skipped]) {
       seen.add(entry.guid);
       listed?.add(entry.newGuid ?? entry.guid);
       pageMax = Math.max(pageMax, entry.at);
@@ -79,14 +89,21 @@ async function drainOnce(options: OpaPullOptions, sink: PullSink, since: string 
     }
     if (newest.length > 4 * options.overlapEntries) newest = topEntries(newest, options.overlapEntries);
     // A server that ignores `page` would be walked forever: full pages with nothing new give it away.
-    repeats = seen.size === before && page.entries.length > 0 ? repeats + 1 : 0;
+    repeats = seen.size === before && page.length > 0 ? repeats + 1 : 0;
     if (repeats >= 3) throw new SyncError('bad-response', 'the server keeps answering pages already seen (is `page` ignored?)');
     if (pages === 1) firstPageMax = pageMax;
     maxAt = Math.max(maxAt, pageMax);
     totals.add(page.total);
-    if (page.total !== page.entries.length) totalIsPageLength = false;
+    if (page.total !== page.length) totalIsPageLength = false;
+    longestPage = Math.max(longestPage, page.length);
+    if (pages > pageLimit([...totals], longestPage, totalMayBePageLength)) {
+      // Nothing of this page is written and the cursor stays: the pages before it were applied, idempotently.
+      throw new SyncError('bad-response', `${pages} pages for a listing of at most ${Math.max(...totals)} entries: the server's \`next\` never ends`);
+    }
 
     const nextUrl = following(http, url, page, pageNumber, pageSize, linked);
+    // A page that is not the last yet shorter than asked or shorter than its own total: `total` is a count.
+    if (nextUrl !== undefined && (page.total !== page.length || page.length < Math.min(pageSize, page.per_page || pageSize))) totalMayBePageLength = false;
     if (usableNext(http, url, page)) linked = true;
     const isLast = nextUrl === undefined;
     let cursor: number | undefined;
@@ -100,7 +117,9 @@ async function drainOnce(options: OpaPullOptions, sink: PullSink, since: string 
         // A change made while we drained may sit on a page we had already read, with a timestamp below
         // entries we read later. Everything up to the server time of the first page is complete, and
         // that time is at least the first page's newest entry and at least maxAt minus the drain's length.
-        const safe = Math.max(firstPageMax, maxAt - (clock.now() - started) - 1);
+        // Never past maxAt: the cursor is a server time this drain (or an earlier one) saw.
+        const elapsed = Math.max(0, monotonicNow(clock) - started);
+        const safe = Math.min(maxAt, Math.max(firstPageMax, maxAt - elapsed - 1));
         cursor = Math.max(sink.cursor ?? 0, safe);
         if (sink.cursor === undefined && seen.size === 0) cursor = undefined;
         tail = cursor === undefined ? undefined : tailOf(topEntries(newest, options.overlapEntries), options.overlapEntries, cursor, sink.tail);
@@ -123,6 +142,20 @@ async function drainOnce(options: OpaPullOptions, sink: PullSink, since: string 
     if (isLast) return consistent;
   }
   return true;
+}
+
+/** Pages a drain may read past what `total` allows before it is refused (entries added while it drains). */
+const PAGE_SLACK = 10;
+
+/**
+ * How many pages a drain may read: twice the pages `total` needs at the longest page seen, plus slack. A
+ * `next` chain that runs far past it (say `total: 1` for thousands of pages) is a server that never ends
+ * the list. While `total` may be each page's length (full pages, each total equal to its length), it counts
+ * nothing and only `MAX_PAGES` bounds the drain.
+ */
+function pageLimit(totals: number[], longestPage: number, totalMayBePageLength: boolean): number {
+  if (totalMayBePageLength) return MAX_PAGES;
+  return 2 * Math.ceil(Math.max(...totals) / Math.max(1, longestPage)) + PAGE_SLACK;
 }
 
 interface Newest {
@@ -173,12 +206,12 @@ function usableNext(http: Http, current: URL, page: Page): URL | undefined {
  * wrong); a short or empty page does, and so does a missing `next` from a server that gave one before.
  */
 function following(http: Http, current: URL, page: Page, pageNumber: number, pageSize: number, linked: boolean): URL | undefined {
-  if (page.entries.length === 0) return undefined;
+  if (page.length === 0) return undefined;
   const link = usableNext(http, current, page);
   if (link) return link;
   if (page.next === undefined && linked) return undefined;
   const size = Math.min(pageSize, page.per_page || pageSize);
-  if (page.entries.length < size) return undefined;
+  if (page.length < size) return undefined;
   const next = new URL(current.href);
   next.searchParams.set('page', String(pageNumber + 1));
   next.searchParams.set('per_page', String(pageSize));

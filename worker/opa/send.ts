@@ -1,5 +1,6 @@
 // Open Podcast API push: one request per queued change (POST adds, PATCH updates, DELETE and its job).
 import { SyncError, isSyncError } from '../../src/errors.ts';
+import { isGuid } from '../guid.ts';
 import type { Http } from '../http.ts';
 import type { SendItem, SendOutcome } from '../transport.ts';
 import { toAddedEntry, toUpdateResult } from './entries.ts';
@@ -48,6 +49,8 @@ async function request(http: Http, { change, target }: SendItem): Promise<SendOu
   }
 
   if (target === undefined) throw new SyncError('not-found', 'the subscription has no server guid yet');
+  // The last check before a guid becomes a path segment (a store written before the rule may hold one).
+  if (!isGuid(target)) throw new SyncError('invalid', `the guid ${JSON.stringify(target)} cannot be addressed: it would change the request path`);
   const path = `subscriptions/${encodeURIComponent(target)}`;
 
   if (change.kind === 'update') {

@@ -1,5 +1,7 @@
 // Wire types of the Open Podcast API (snake_case) and their validation. Nothing here touches the store.
 import { SyncError } from '../../src/errors.ts';
+import { feedUrlOf } from '../feed-url.ts';
+import { isGuid } from '../guid.ts';
 import { parseTimestamp } from '../time.ts';
 
 /** A subscription entry as `GET /subscriptions` lists it. */
@@ -20,8 +22,14 @@ export interface WirePage {
   per_page: number;
   next?: string;
   previous?: string;
+  /** The entries the engine may store: feed URLs http(s) and trimmed, guids that can name a subscription. */
   subscriptions: WireSubscription[];
+  /** Listed entries that break the feed-URL or guid rule: never stored, only counted as listed. */
+  skipped: WireSkipped[];
 }
+
+/** A listed entry set apart by `parsePage`, without the feed URL that must not reach the store. */
+export type WireSkipped = Omit<WireSubscription, 'feed_url'>;
 
 /** Body of `PATCH /subscriptions/{guid}`. */
 export interface WireUpdateRequest {
@@ -85,6 +93,26 @@ function str(o: Obj, key: string, what: string, required: boolean): string | und
   return v;
 }
 
+/**
+ * A feed URL the server says it stored: under the app's own rule (trimmed http/https), else the answer is
+ * bad. In an answer to one of our changes that keeps the change queued (nothing lost, the store as it was)
+ * and a pull reconciles; a listing skips the entry instead (see `parsePage`).
+ */
+function feedUrl(o: Obj, key: string, what: string, required: boolean): string | undefined {
+  const v = str(o, key, what, required);
+  if (v === undefined) return undefined;
+  const url = feedUrlOf(v);
+  if (url === undefined) throw bad(what, `${key} is not an http(s) URL`);
+  return url;
+}
+
+/** A guid that can go into a request path (not `.` or `..`), else the answer is bad. */
+function guid(o: Obj, key: string, what: string, required: boolean): string | undefined {
+  const v = str(o, key, what, required);
+  if (v !== undefined && !isGuid(v)) throw bad(what, `${key} cannot name a subscription: ${JSON.stringify(v)}`);
+  return v;
+}
+
 function time(o: Obj, key: string, what: string): string | undefined {
   const v = str(o, key, what, false);
   if (v !== undefined && parseTimestamp(v) === undefined) throw bad(what, `${key} is not a date-time: ${v}`);
@@ -107,7 +135,7 @@ function int(o: Obj, key: string, what: string): number {
   return v;
 }
 
-/** Validate one listed subscription entry. */
+/** Validate one listed subscription entry's shape (`parsePage` then sorts out entries that break the rules). */
 export function parseSubscription(value: unknown): WireSubscription {
   const what = 'subscription entry';
   const o = object(value, what);
@@ -138,8 +166,21 @@ export function parsePage(value: unknown, maxEntries: number): WirePage {
     total: int(o, 'total', what),
     page: int(o, 'page', what),
     per_page: int(o, 'per_page', what),
-    subscriptions: list.map(parseSubscription),
+    subscriptions: [],
+    skipped: [],
   };
+  // An entry with a script URL or a dot-segment guid is skipped, not the page refused: it stays on the server,
+  // so a refused page would stop every later pull there (and every other device's change behind it).
+  for (const item of list) {
+    const entry = parseSubscription(item);
+    const url = feedUrlOf(entry.feed_url);
+    if (url !== undefined && isGuid(entry.guid) && (entry.new_guid === undefined || isGuid(entry.new_guid))) {
+      page.subscriptions.push({ ...entry, feed_url: url });
+    } else {
+      const { feed_url: _dropped, ...rest } = entry;
+      page.skipped.push(rest);
+    }
+  }
   const next = str(o, 'next', what, false);
   const previous = str(o, 'previous', what, false);
   if (next !== undefined) page.next = next;
@@ -153,10 +194,10 @@ export function parseUpdateResult(value: unknown): WireUpdateResult {
   if (value === undefined) return {};
   const o = object(value, what);
   const result: WireUpdateResult = {};
-  const url = str(o, 'new_feed_url', what, false);
+  const url = feedUrl(o, 'new_feed_url', what, false);
   const sub = bool(o, 'is_subscribed', what, false);
   const sc = time(o, 'subscription_changed', what);
-  const ng = str(o, 'new_guid', what, false);
+  const ng = guid(o, 'new_guid', what, false);
   const gc = time(o, 'guid_changed', what);
   if (url !== undefined) result.new_feed_url = url;
   if (sub !== undefined) result.is_subscribed = sub;
@@ -177,8 +218,8 @@ export function parseAddResult(value: unknown): WireAddResult {
     success: success.map((item) => {
       const e = object(item, what);
       const entry: WireAddResult['success'][number] = {
-        feed_url: str(e, 'feed_url', what, true)!,
-        guid: str(e, 'guid', what, true)!,
+        feed_url: feedUrl(e, 'feed_url', what, true)!,
+        guid: guid(e, 'guid', what, true)!,
         is_subscribed: bool(e, 'is_subscribed', what, false) ?? true,
       };
       const sc = time(e, 'subscription_changed', what);
