@@ -1,4 +1,4 @@
-// A throwaway app that installs the packed opa-sync tarball and is built with its own `vite build`.
+// A throwaway app that installs opa-sync (packed tarball, git URL or file: folder) and is built with its own `vite build`.
 // The server and token come from the query string so one build works against any reference server.
 import { createSyncClient } from 'opa-sync';
 

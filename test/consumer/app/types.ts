@@ -1,4 +1,4 @@
-// Type-checked (not run) by package.test.ts against the installed tarball: the `types` conditions must lead
+// Type-checked (not run) by package.test.ts against the installed package: the `types` conditions must lead
 // to real declarations for both entries, under bundler and node16 resolution. The checks run with
 // skipLibCheck (as apps do), so each @ts-expect-error below is a probe: were a declaration to resolve to
 // `any`, its directive would be unused and tsc would fail.
