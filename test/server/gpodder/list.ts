@@ -22,6 +22,8 @@ export interface SubscriptionList {
    */
   set(url: string, subscribed: boolean, at: number, always: boolean): boolean;
   isSubscribed(url: string): boolean;
+  /** Whether the URL has a row at all (subscribed or not). */
+  has(url: string): boolean;
   /** mygpo's pull: the net effect of the changes in (`afterMs`, `untilMs`]. */
   netChanges(afterMs: number, untilMs: number): Delta;
   /** The opodsync / Nextcloud pull: every URL whose last change's second passes `keep`, by its state. */
@@ -44,6 +46,7 @@ export function createList(): SubscriptionList {
       return true;
     },
     isSubscribed: (url) => latest.get(url)?.subscribed ?? false,
+    has: (url) => latest.has(url),
     netChanges(afterMs, untilMs) {
       // Each URL's changes alternate (no-ops are not recorded), so the net count is -1, 0 or +1.
       const net = new Map<string, number>();

@@ -37,7 +37,15 @@ export async function startGpodderServer(opts: GpodderServerOptions = {}): Promi
   const faults = createFaults('');
   const log = createRequestLog();
   const sleeper = createSleeper(time);
-  const routes = { dialect, accounts, auth, now };
+  const knownPodcast = (url: string): boolean =>
+    accounts.all().some(
+      (a) =>
+        a.list.has(url) ||
+        [...a.devices.values()].some((d) => d.list.has(url)) ||
+        a.episodes.log.records.some((r) => r.podcast === url) ||
+        a.episodes.rows.records.some((r) => r.podcast === url),
+    );
+  const routes = { dialect, accounts, auth, now, knownPodcast };
   const api2 = createApi2(routes);
   const nextcloud = createNextcloud(routes);
   const data = createDataControl(dialect, accounts, () => random, now);
@@ -66,6 +74,8 @@ export async function startGpodderServer(opts: GpodderServerOptions = {}): Promi
     syncDevices: (groups, user) => data.syncDevices(groups, user),
     timestamp: () => data.timestamp(),
     foreign: data.foreign,
+    episodeLog: (target) => data.episodeLog(target),
+    feedEpisodes: (url) => data.feedEpisodes(url),
     setLatency(ms) {
       latency = ms;
     },
