@@ -43,7 +43,7 @@ function sanitized(value: unknown, updates: [string, string][]): string {
 }
 
 /** What mygpo compares to drop a repeat: (episode, device, action, started, position), whatever the time. */
-const repeatKey = (r: ActionRecord): string =>
+export const repeatKey = (r: ActionRecord): string =>
   JSON.stringify([r.podcast, r.episode, r.device ?? null, r.action, r.started ?? null, r.position ?? null]);
 
 /** Store one action as `update_episodes` does; throws Crash where mygpo fails. */

@@ -29,6 +29,8 @@ export interface SubscriptionList {
   /** The opodsync / Nextcloud pull: every URL whose last change's second passes `keep`, by its state. */
   rowsChangedIn(keep: (second: number) => boolean): Delta;
   rows(): GpodderRowView[];
+  /** Every change recorded, oldest first (`--data` keeps them; replaying them with `always` rebuilds the list). */
+  changes(): readonly Change[];
 }
 
 const second = (ms: number): number => Math.floor(ms / 1000);
@@ -67,6 +69,7 @@ export function createList(): SubscriptionList {
       }
       return delta;
     },
+    changes: () => history,
     rows: () => Array.from(latest.values(), (c) => ({ url: c.url, subscribed: c.subscribed, changed: second(c.at) })),
   };
 }

@@ -119,6 +119,15 @@ export interface GpodderServerOptions {
   latencyMs?: number;
   /** The server's time (as the OPA server's `time`): `now()` in ms, whose seconds are the wire timestamps, and the latency timers. @default the wall clock */
   time?: ServerTime;
+  /**
+   * The device `seed` registers first under mygpo (which keeps a list per device), so the seeded list
+   * is what a client with that device id pulls; the engine's default device is `opa-sync`. @default 'opa-sync'
+   */
+  seedDevice?: string;
+  /** Seed of the random source the `seed` feeds come from. @default a new one every start */
+  randomSeed?: number;
+  /** Keep the state in this JSON file (read at start, written atomically after every change); see the README. @default in memory only */
+  dataFile?: string;
 }
 
 /** Which episode action store a read names. */
