@@ -36,7 +36,8 @@ export function chaosDbName(prefix = 'chaos'): string {
 
 /** A reference server released with the scope. */
 export async function chaosServer(scope: Scope, options: ServerOptions = {}): Promise<RefServer> {
-  const s = await startServer({ port: 0, ...options });
+  // Seeded: a chaos seed replays exactly, server-made guids included.
+  const s = await startServer({ port: 0, randomSeed: 0x5eed, ...options });
   scope.defer(() => s.close());
   return s;
 }

@@ -21,7 +21,8 @@ export function uniqueDb(prefix = 'test'): string {
 
 /** A reference server closed after the test. */
 export async function server(options: ServerOptions = {}): Promise<RefServer> {
-  const s = await startServer({ port: 0, ...options });
+  // Seeded: tests read the seed data (its first entries, its unsubscribed ones) as they always were.
+  const s = await startServer({ port: 0, randomSeed: 0x5eed, ...options });
   cleanups.push(() => s.close());
   return s;
 }

@@ -18,7 +18,7 @@ export function serverPerFile(options: ServerOptions = {}, { reset = true } = {}
   let server: RefServer | undefined;
   let call: ApiCall | undefined;
   beforeAll(async () => {
-    server = await startServer({ port: 0, ...options });
+    server = await startServer({ port: 0, randomSeed: 0x5eed, ...options });
     call = createApi(server.url);
   });
   afterAll(() => server?.close());
@@ -50,7 +50,7 @@ export function gpodderServerPerFile(options: GpodderServerOptions = {}): Gpodde
   let server: GpodderServer | undefined;
   let call: GpodderCall | undefined;
   beforeAll(async () => {
-    server = await startGpodderServer({ port: 0, time: { ...wallTime, now: () => clock.ms }, ...options });
+    server = await startGpodderServer({ port: 0, randomSeed: 0x9bd, time: { ...wallTime, now: () => clock.ms }, ...options });
     call = createGpodderApi(server.url);
   });
   afterAll(() => server?.close());

@@ -152,7 +152,7 @@ describe('POST subscriptions', () => {
   it('answers 405 to other methods and 404 to paths it does not serve', async () => {
     expect((await ctx.api('DELETE', subs())).status).toBe(405);
     expect((await ctx.api('GET', '/api/2/subscriptions/alice/web.opml?since=0')).status).toBe(404);
-    expect((await ctx.api('GET', '/api/2/episodes/alice.json')).status).toBe(404);
+    expect((await ctx.api('GET', '/api/2/settings/alice/account.json')).status).toBe(404);
     expect((await ctx.api('GET', '/api/2/subscriptions/alice/bad%20id.json?since=0')).status).toBe(404);
   });
 });

@@ -52,7 +52,7 @@ describe('the Nextcloud app (default dialect)', () => {
     expect((await ctx.api('POST', CREATE, { raw: '{' })).status).toBe(400);
     expect((await ctx.api('POST', LIST, { body: { add: [] } })).status).toBe(405);
     expect((await ctx.api('GET', CREATE)).status).toBe(405);
-    const other = await ctx.api('GET', '/index.php/apps/gpoddersync/episode_action');
+    const other = await ctx.api('GET', '/index.php/apps/gpoddersync/settings');
     expect(other.status).toBe(404);
     expect(ctx.server.state()).toEqual([]);
   });

@@ -1,8 +1,9 @@
 // `npm run server -- [--protocol opa|gpodder|nextcloud] --port N ...`
-//   opa (default): [--token T]... [--seed K] [--latency MS] [--max-per-page M] [--deletion-delay MS]
-//                  [--delete-status 201|202] [--links absolute|relative|none]
+//   both:          [--seed K] [--latency MS] [--data FILE] [--random-seed N]
+//   opa (default): [--token T]... [--max-per-page M] [--deletion-delay MS] [--delete-status 201|202]
+//                  [--links absolute|relative|none]
 //   gpodder, nextcloud (one server serves both path families):
-//                  [--dialect mygpo|opodsync] [--user NAME:PASSWORD]... [--seed K] [--latency MS]
+//                  [--dialect mygpo|opodsync] [--user NAME:PASSWORD]... [--seed-device ID]
 import { parseArgs } from 'node:util';
 import { startGpodderServer } from './gpodder/server.ts';
 import type { GpodderDialect } from './gpodder/types.ts';
@@ -35,6 +36,9 @@ const { values } = parseArgs({
     links: { type: 'string' },
     dialect: { type: 'string' },
     user: { type: 'string', multiple: true },
+    'seed-device': { type: 'string' },
+    data: { type: 'string' },
+    'random-seed': { type: 'string' },
   },
 });
 
@@ -47,7 +51,7 @@ const only = (flags: string[], where: string): void => {
 
 /** Start the Open Podcast API server. */
 async function startOpa(): Promise<{ close(): Promise<void> }> {
-  only(['dialect', 'user'], 'gpodder or nextcloud');
+  only(['dialect', 'user', 'seed-device'], 'gpodder or nextcloud');
   const deleteStatus = int('delete-status', values['delete-status']);
   const links = values.links;
   if (deleteStatus !== undefined && deleteStatus !== 201 && deleteStatus !== 202) usage('--delete-status must be 201 or 202');
@@ -63,9 +67,12 @@ async function startOpa(): Promise<{ close(): Promise<void> }> {
     deletionDelayMs: int('deletion-delay', values['deletion-delay']),
     deleteStatus,
     links: links as LinkStyle | undefined,
+    dataFile: values.data,
+    randomSeed: int('random-seed', values['random-seed']),
   };
   const server = await startServer(opts);
   console.log(`listening on ${server.url}`);
+  if (opts.dataFile) console.log(`state kept in ${opts.dataFile}`);
   return server;
 }
 
@@ -86,10 +93,14 @@ async function startGpodder(): Promise<{ close(): Promise<void> }> {
     users,
     seed: int('seed', values.seed),
     latencyMs: int('latency', values.latency),
+    seedDevice: values['seed-device'],
+    dataFile: values.data,
+    randomSeed: int('random-seed', values['random-seed']),
   });
   console.log(`listening on ${server.url}`);
   console.log(`protocol ${protocol}, ${dialect} dialect: /api/2/... and /index.php/apps/gpoddersync/...`);
   for (const [name, password] of Object.entries(server.users)) console.log(`user ${name} password ${password}`);
+  if (values.data) console.log(`state kept in ${values.data}`);
   return server;
 }
 

@@ -18,6 +18,8 @@ export interface Deletions {
   setDelay(ms: number): void;
   /** Drop every job and timer; ids keep counting so an old id never names a new job. */
   reset(delayMs: number): void;
+  /** The id the next job gets; `--data` keeps it so that a restart never re-issues an id. */
+  nextId: number;
 }
 
 interface Job {
@@ -69,6 +71,12 @@ export function createDeletions(delayMs: number, apply: (entry: Entry) => void, 
     },
     setDelay(ms) {
       delay = ms;
+    },
+    get nextId() {
+      return nextId;
+    },
+    set nextId(id) {
+      nextId = Math.max(nextId, id);
     },
     reset(ms) {
       for (const job of jobs.values()) if (job.timer !== undefined) time.clearTimeout(job.timer);

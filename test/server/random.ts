@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+
 /** A seeded pseudo-random source, so reorders and seed data repeat from run to run. */
 export interface Random {
   /** A float in [0, 1). */
@@ -10,11 +12,18 @@ export interface Random {
   uuid(): string;
   /** Shuffle a copy of `list` (Fisher-Yates). */
   shuffled<T>(list: readonly T[]): T[];
+  /** Where the sequence stands: `createRandom(state())` goes on with the very same numbers (kept by `--data`). */
+  state(): number;
 }
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 const hex4 = (n: number): string => HEX[(n >>> 8) & 0xff] + HEX[n & 0xff];
 const hex8 = (n: number): string => hex4(n >>> 16) + hex4(n & 0xffff);
+
+/** A seed nobody chose: each run of a server that was not given one hands out other guids. */
+export function freshSeed(): number {
+  return randomBytes(4).readUInt32LE(0);
+}
 
 /** Create a random source from a 32-bit seed (mulberry32). */
 export function createRandom(seed: number): Random {
@@ -31,6 +40,7 @@ export function createRandom(seed: number): Random {
   return {
     next,
     int,
+    state: () => state,
     pick: (list) => list[int(list.length)],
     uuid() {
       const a = u32();

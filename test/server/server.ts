@@ -8,10 +8,11 @@ import { createForeign } from './foreign.ts';
 import { fail, readBody, replyText, send, type Reply } from './http.ts';
 import { createListing } from './listing.ts';
 import { createRequestLog } from './log.ts';
-import { createRandom } from './random.ts';
+import { dataFile } from './persist.ts';
+import { createRandom, freshSeed } from './random.ts';
 import { createRoutes } from './routes.ts';
 import { spoil } from './spoil.ts';
-import { createStore } from './store.ts';
+import { createStore, type EntryRecord } from './store.ts';
 import type { RefServer, ServerOptions, ServerTime } from './types.ts';
 import { toView } from './wire.ts';
 
@@ -19,7 +20,13 @@ export type * from './types.ts';
 export { ForeignError } from './foreign.ts';
 
 const BODY_LIMIT = 64 * 1024 * 1024;
-const RANDOM_SEED = 0x5eed;
+
+/** What `--data` keeps of the OPA server. */
+interface OpaState {
+  entries: EntryRecord[];
+  random: number;
+  nextDeletionId: number;
+}
 
 /** Start a reference Open Podcast API server on 127.0.0.1; resolves once it listens. */
 export async function startServer(opts: ServerOptions = {}): Promise<RefServer> {
@@ -32,10 +39,24 @@ export async function startServer(opts: ServerOptions = {}): Promise<RefServer> 
     clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
   };
   const clock = createClock(() => time.now());
-  const random = createRandom(RANDOM_SEED);
+  const file = opts.dataFile === undefined ? undefined : dataFile<OpaState>(opts.dataFile, 'opa-sync OPA reference server');
+  const saved = file?.load();
+  const random = createRandom(saved?.random ?? opts.randomSeed ?? freshSeed());
   const store = createStore(clock, random);
   const listing = createListing(store, random);
-  const deletions = createDeletions(initialDeletionDelay, (e) => store.markDeleted(e), time);
+  const persist = (): void => file?.save({ entries: store.dump(), random: random.state(), nextDeletionId: deletions.nextId });
+  const deletions = createDeletions(
+    initialDeletionDelay,
+    (e) => {
+      store.markDeleted(e);
+      persist();
+    },
+    time,
+  );
+  if (saved) {
+    store.load(saved.entries);
+    deletions.nextId = saved.nextDeletionId;
+  }
   const faults = createFaults();
   const log = createRequestLog();
   const route = createRoutes(store, listing, deletions, {
@@ -100,7 +121,9 @@ export async function startServer(opts: ServerOptions = {}): Promise<RefServer> 
     const body = await readBody(req, BODY_LIMIT);
     if (path === '/__admin' || path.startsWith('/__admin/')) {
       if (method === 'OPTIONS') return send(req, res, 204, undefined);
-      return write(req, res, admin(method, path.slice('/__admin'.length), body ?? ''), false);
+      const reply = admin(method, path.slice('/__admin'.length), body ?? '');
+      if (method !== 'GET') persist();
+      return write(req, res, reply, false);
     }
     if (path !== '/v1' && !path.startsWith('/v1/')) {
       return method === 'OPTIONS' ? send(req, res, 204, undefined) : write(req, res, fail(404), codeAsString);
@@ -126,6 +149,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RefServer> 
     else {
       const origin = `http://${req.headers.host ?? `127.0.0.1:${port}`}`;
       reply = route({ method, path: path.slice('/v1'.length) || '/', query: url.searchParams, body, origin });
+      if (method !== 'GET') persist();
     }
     if (rule) {
       entry.status = spoil(req, res, rule, reply, codeAsString);
@@ -151,7 +175,9 @@ export async function startServer(opts: ServerOptions = {}): Promise<RefServer> 
   });
   const port = (server.address() as AddressInfo).port;
   const origin = `http://127.0.0.1:${port}`;
-  if (opts.seed) store.seed(opts.seed);
+  // A kept state already holds what an earlier start seeded.
+  if (opts.seed && !saved) store.seed(opts.seed);
+  persist();
 
   return {
     ...control,

@@ -8,6 +8,18 @@ import { feedUrlProblem } from './validate.ts';
 /** A store operation's result: a value, or the HTTP status that refuses it. */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; status: 404 | 405 | 410 };
 
+/** An entry as a data file keeps it (`--data`): a collapse is the index of the entry it went into. */
+export interface EntryRecord {
+  guids: string[];
+  replacedAt: number[];
+  feedUrl: string;
+  isSubscribed: boolean;
+  subscriptionChanged: number;
+  guidChanged?: number;
+  deleted?: number;
+  into?: number;
+}
+
 /** The in-memory subscriptions of the one account the server holds. */
 export interface Store {
   /** Bumped by every write; lets list results be cached between writes. */
@@ -26,6 +38,10 @@ export interface Store {
   seed(n: number): Entry[];
   /** Forget everything. */
   clear(): void;
+  /** Every entry as a data file keeps it, in insertion order. */
+  dump(): EntryRecord[];
+  /** Replace everything with what `dump()` gave. */
+  load(records: EntryRecord[]): void;
 }
 
 /** Create an empty store writing timestamps from `clock` and seed data from `random`. */
@@ -161,6 +177,27 @@ export function createStore(clock: Clock, random: Random): Store {
       byGuid = new Map();
       byFeed = new Map();
       version++;
+    },
+    dump() {
+      const index = new Map(entries.map((e, i) => [e, i]));
+      return entries.map((e) => {
+        const { seq: _seq, into, aliases: _aliases, ...fields } = e;
+        return into ? { ...fields, guids: [...e.guids], replacedAt: [...e.replacedAt], into: index.get(into)! } : { ...fields, guids: [...e.guids], replacedAt: [...e.replacedAt] };
+      });
+    },
+    load(records) {
+      this.clear();
+      const loaded = records.map(({ into: _into, ...r }): Entry => ({ ...r, seq: seq++, aliases: [] }));
+      records.forEach((r, i) => {
+        const e = loaded[i];
+        entries.push(e);
+        for (const guid of e.guids) byGuid.set(guid, e);
+        if (r.into === undefined) indexFeed(e);
+        else {
+          e.into = loaded[r.into];
+          loaded[r.into].aliases.push(e);
+        }
+      });
     },
   };
 }

@@ -170,6 +170,14 @@ export interface ServerOptions {
   links?: LinkStyle;
   /** The server's time: its clock, latency and deletion-job timers (a simulation drives it). @default the wall clock */
   time?: ServerTime;
+  /**
+   * Seed of the server's random source: the guids it makes, the `seed` data, list reorders. Give one
+   * for runs that must repeat (simulations, tests comparing guids). @default a new one every start, so a
+   * restarted server never hands out a guid an earlier run did
+   */
+  randomSeed?: number;
+  /** Keep the state in this JSON file (read at start, written atomically after every change); see the README. @default in memory only */
+  dataFile?: string;
 }
 
 /** Where the server reads the time and sets its timers. */

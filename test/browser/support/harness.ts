@@ -105,7 +105,7 @@ export async function startHarness(engine: EngineName, serverOptions: ServerOpti
   let server: RefServer | undefined;
   try {
     pages = await startPages();
-    server = await startServer({ port: 0, ...serverOptions });
+    server = await startServer({ port: 0, randomSeed: 0x5eed, ...serverOptions });
   } catch (error) {
     await pages?.close();
     await browser.close();

@@ -1,3 +1,4 @@
+import { createActionLog, createActionRows, type ActionLog, type ActionRows } from './episode-store.ts';
 import { createList, type SubscriptionList } from './list.ts';
 import type { GpodderDeviceView, WireDeviceUpdate } from './types.ts';
 
@@ -17,6 +18,8 @@ export interface Account {
   /** Sync groups (mygpo), each of two or more device ids. */
   groups: string[][];
   readonly list: SubscriptionList;
+  /** Episode actions: `log` for `/api/2` (and every path under opodsync), `rows` for the Nextcloud app's paths. */
+  readonly episodes: { readonly log: ActionLog; readonly rows: ActionRows };
 }
 
 /** The server's users. */
@@ -37,7 +40,10 @@ export function createAccounts(users: Record<string, string>): Accounts {
   let accounts = new Map<string, Account>();
   const clear = (): void => {
     accounts = new Map(
-      Object.entries(users).map(([name, password]) => [name, { name, password, devices: new Map(), groups: [], list: createList() }]),
+      Object.entries(users).map(([name, password]) => [
+        name,
+        { name, password, devices: new Map(), groups: [], list: createList(), episodes: { log: createActionLog(), rows: createActionRows() } },
+      ]),
     );
   };
   clear();

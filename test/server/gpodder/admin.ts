@@ -29,6 +29,23 @@ export function createGpodderAdmin(control: GpodderControl): (method: string, pa
     },
     'GET /timestamp': () => ({ timestamp: control.timestamp() }),
     'POST /foreign': (b) => control.foreign.upload({ add: strings(b, 'add'), remove: strings(b, 'remove') }, target(b)),
+    // Another client's episode actions, each with its own device and time (a late upload of an old action is one call).
+    'POST /episodes': (b) => {
+      if (!Array.isArray(b.actions)) throw new BadInput('actions must be a list of episode actions');
+      return control.foreign.actions(b.actions, str(b, 'user'));
+    },
+    // GET reads the first user's /api/2 store; POST names a user and a family ('api2' or 'nextcloud').
+    'GET /episode-log': () => control.episodeLog(),
+    'POST /episode-log': (b) => {
+      const family = str(b, 'family');
+      if (family !== undefined && family !== 'api2' && family !== 'nextcloud') throw new BadInput("family must be 'api2' or 'nextcloud'");
+      return control.episodeLog({ user: str(b, 'user'), family });
+    },
+    // A reference-server extra (real gPodder servers serve no feeds): /__admin/feed/<encodeURIComponent(feed URL)>.
+    'GET /feed': (_b, feedUrl) => {
+      if (feedUrl === '') throw new BadInput('the feed URL goes in the path: /__admin/feed/<encoded feed URL>');
+      return { podcast: feedUrl, episodes: control.feedEpisodes(feedUrl) };
+    },
     ...sharedRoutes(control),
   };
   return createAdminDispatch(routes, (err): err is ForeignError => err instanceof ForeignError);

@@ -1,6 +1,8 @@
 // The gPodder v2 endpoints a subscription client uses, under `/api/2`.
 import { DEVICE_ID, deviceView, registerDevice, syncDevices, type Account, type Accounts } from './accounts.ts';
 import type { Auth } from './auth.ts';
+import { pullMygpoEpisodes, uploadMygpoEpisodes, type EpisodeUploadOutcome } from './episodes-mygpo.ts';
+import { pullOpodsyncEpisodes, uploadOpodsyncEpisodes } from './episodes-opodsync.ts';
 import { mygpoSince, opodsyncSince } from './since.ts';
 import { readList, uploadAs } from './targets.ts';
 import type { GpodderDialect, WireChanges, WireSyncStatus } from './types.ts';
@@ -25,9 +27,11 @@ export interface RouteContext {
   auth: Auth;
   /** Server time in ms. */
   now(): number;
+  /** Whether the server knows a podcast by this URL (any user subscribed to it or sent an action for it): mygpo's `podcast=` 404s otherwise. */
+  knownPodcast(url: string): boolean;
 }
 
-const ROUTE = /^\/api\/2\/(auth|devices|subscriptions|sync-devices)\/([^/]+?)(?:\/([^/]+?))?\.json$/;
+const ROUTE = /^\/api\/2\/(auth|devices|subscriptions|sync-devices|episodes)\/([^/]+?)(?:\/([^/]+?))?\.json$/;
 // opodsync's sections: a path in one of them is judged by its format before anything else.
 const OPODSYNC_SECTION = /^\/api\/2\/(auth|subscriptions|devices|updates|episodes|favorites|settings|lists|sync-devices|tags?|data)\//;
 const DEVICE_TYPES = new Set(['desktop', 'laptop', 'mobile', 'server', 'other']);
@@ -100,6 +104,34 @@ export function createApi2(ctx: RouteContext): (req: GpodderRequest) => Reply | 
     return outcome.ok ? voice.ok(outcome.result) : voice.error(400, outcome.message);
   };
 
+  /** An episode upload's outcome as the dialect's server answers it. */
+  const uploaded = (outcome: EpisodeUploadOutcome): Reply => {
+    if (outcome.ok) return voice.ok(outcome.result);
+    return outcome.status === 500 ? voice.crash(outcome.message) : voice.error(outcome.status, outcome.message);
+  };
+
+  // mygpo routes `episodes/{user}.json` only; opodsync reads no device from the path (and ignores one).
+  const episodes = (req: GpodderRequest, account: Account, arg: string): Reply => {
+    if (mygpo) {
+      if (arg !== '') return voice.error(404, 'Not Found');
+      if (req.method === 'GET') {
+        const q = req.query;
+        const query = { since: q.get('since'), podcast: q.get('podcast'), device: q.get('device'), aggregated: q.get('aggregated') };
+        const pulled = pullMygpoEpisodes(account, query, ctx.now(), ctx.knownPodcast);
+        return pulled.ok ? voice.ok(pulled.body) : voice.error(pulled.status, pulled.message);
+      }
+      if (req.method !== 'POST') return voice.error(405, 'Method Not Allowed');
+      const parsed = parseJson(req.body);
+      if (!parsed) return voice.error(400, `Could not decode episode update POST data for user ${account.name}: ${req.body}`);
+      return uploaded(uploadMygpoEpisodes(account, parsed.value, ctx.now()));
+    }
+    if (req.method === 'GET') return voice.ok(pullOpodsyncEpisodes(account, req.query.get('since'), ctx.now()));
+    if (req.method !== 'POST') return voice.error(405, `Invalid HTTP method: ${req.method}`);
+    const body = input(req, account);
+    if (isReply(body)) return body;
+    return uploaded(uploadOpodsyncEpisodes(account, body.value, ctx.now()));
+  };
+
   const syncStatus = (account: Account): WireSyncStatus => ({
     synchronized: account.groups.map((g) => [...g]),
     'not-synchronized': [...account.devices.keys()].filter((id) => !account.groups.some((g) => g.includes(id))),
@@ -154,6 +186,7 @@ export function createApi2(ctx: RouteContext): (req: GpodderRequest) => Reply | 
     if (mygpo && user.toLowerCase() !== caller.account.name.toLowerCase()) return voice.unauthorized('Invalid username in URL');
     if (section === 'devices') return devices(req, caller.account, arg);
     if (section === 'sync-devices') return arg === '' ? sync(req, caller.account) : voice.error(404, 'Not Found');
+    if (section === 'episodes') return episodes(req, caller.account, arg);
     if (arg === '') return voice.error(400, 'Invalid device ID');
     return subscriptions(req, caller.account, arg);
   };

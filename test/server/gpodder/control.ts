@@ -1,5 +1,10 @@
 // The in-process handle tests drive the gPodder server with: data, devices, other clients' changes.
 import { DEVICE_ID, deviceView, registerDevice, syncDevices, type Account, type Accounts, type Device } from './accounts.ts';
+import { feedEpisodes } from './catalog.ts';
+import { actionView } from './episode-store.ts';
+import { uploadMygpoEpisodes } from './episodes-mygpo.ts';
+import { uploadNextcloudEpisodes } from './episodes-nextcloud.ts';
+import { uploadOpodsyncEpisodes } from './episodes-opodsync.ts';
 import { readList, uploadAs } from './targets.ts';
 import type { GpodderDialect, GpodderForeign, GpodderServer, ListTarget } from './types.ts';
 import { ForeignError } from '../foreign.ts';
@@ -9,7 +14,7 @@ import { seedFeeds } from '../seed.ts';
 /** The data part of the controls (faults, log and lifecycle are the server's). */
 export type DataControl = Pick<
   GpodderServer,
-  'seed' | 'state' | 'subscribed' | 'registerDevice' | 'devices' | 'syncDevices' | 'timestamp' | 'foreign'
+  'seed' | 'state' | 'subscribed' | 'registerDevice' | 'devices' | 'syncDevices' | 'timestamp' | 'foreign' | 'episodeLog' | 'feedEpisodes'
 >;
 
 /** Create the data controls over `accounts`, stamping writes with `now()`, seeding from the current `random()`. */
@@ -41,6 +46,21 @@ export function createDataControl(dialect: GpodderDialect, accounts: Accounts, r
     },
     add: (urls, target) => foreign.upload({ add: urls }, target),
     remove: (urls, target) => foreign.upload({ remove: urls }, target),
+    actions(actions, user) {
+      const account = accounts.pick(user);
+      const at = now();
+      if (dialect === 'opodsync') {
+        const outcome = uploadOpodsyncEpisodes(account, actions, at);
+        if (!outcome.ok) throw new ForeignError(outcome.status, outcome.message);
+        return outcome.result;
+      }
+      // One process plays both servers under mygpo: another client's actions reach each, by its own rules.
+      const outcome = uploadMygpoEpisodes(account, actions, at);
+      const app = uploadNextcloudEpisodes(account, actions, at);
+      if (!outcome.ok) throw new ForeignError(outcome.status, outcome.message);
+      if (!app.ok) throw new ForeignError(app.status, `Nextcloud paths: ${app.message}`);
+      return outcome.result;
+    },
   };
 
   return {
@@ -63,5 +83,11 @@ export function createDataControl(dialect: GpodderDialect, accounts: Accounts, r
     },
     timestamp: () => Math.floor(now() / 1000),
     foreign,
+    episodeLog({ user, family = 'api2' } = {}) {
+      const { episodes } = accounts.pick(user);
+      const store = dialect === 'mygpo' && family === 'nextcloud' ? episodes.rows : episodes.log;
+      return store.records.map(actionView);
+    },
+    feedEpisodes,
   };
 }

@@ -22,11 +22,15 @@ export interface SubscriptionList {
    */
   set(url: string, subscribed: boolean, at: number, always: boolean): boolean;
   isSubscribed(url: string): boolean;
+  /** Whether the URL has a row at all (subscribed or not). */
+  has(url: string): boolean;
   /** mygpo's pull: the net effect of the changes in (`afterMs`, `untilMs`]. */
   netChanges(afterMs: number, untilMs: number): Delta;
   /** The opodsync / Nextcloud pull: every URL whose last change's second passes `keep`, by its state. */
   rowsChangedIn(keep: (second: number) => boolean): Delta;
   rows(): GpodderRowView[];
+  /** Every change recorded, oldest first (`--data` keeps them; replaying them with `always` rebuilds the list). */
+  changes(): readonly Change[];
 }
 
 const second = (ms: number): number => Math.floor(ms / 1000);
@@ -44,6 +48,7 @@ export function createList(): SubscriptionList {
       return true;
     },
     isSubscribed: (url) => latest.get(url)?.subscribed ?? false,
+    has: (url) => latest.has(url),
     netChanges(afterMs, untilMs) {
       // Each URL's changes alternate (no-ops are not recorded), so the net count is -1, 0 or +1.
       const net = new Map<string, number>();
@@ -64,6 +69,7 @@ export function createList(): SubscriptionList {
       }
       return delta;
     },
+    changes: () => history,
     rows: () => Array.from(latest.values(), (c) => ({ url: c.url, subscribed: c.subscribed, changed: second(c.at) })),
   };
 }

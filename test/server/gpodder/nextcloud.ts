@@ -1,5 +1,8 @@
 // The Nextcloud gPodder Sync endpoints, under `/index.php/apps/gpoddersync`: one list per user, Basic only.
+import type { Account } from './accounts.ts';
 import type { GpodderRequest, RouteContext } from './api2.ts';
+import { pullNextcloudEpisodes, uploadNextcloudEpisodes } from './episodes-nextcloud.ts';
+import { pullOpodsyncEpisodes, uploadOpodsyncEpisodes } from './episodes-opodsync.ts';
 import type { SubscriptionList } from './list.ts';
 import { nextcloudSince, opodsyncSince } from './since.ts';
 import type { WireChanges } from './types.ts';
@@ -36,11 +39,32 @@ export function createNextcloud(ctx: RouteContext): (req: GpodderRequest) => Rep
     return outcome.ok ? voice.ok(outcome.result) : voice.error(400, outcome.message);
   };
 
+  // opodsync maps both episode routes to its `/api/2` episodes handler (GET or POST on either).
+  const episodes = (req: GpodderRequest, account: Account, route: string): Reply => {
+    if (app) {
+      if (route === 'episode_action' && req.method === 'GET') return voice.ok(pullNextcloudEpisodes(account, req.query.get('since'), ctx.now()));
+      if (route === 'episode_action/create' && req.method === 'POST') {
+        // Nextcloud hands the controller the decoded body's numeric keys; a body it cannot decode is no keys.
+        const outcome = uploadNextcloudEpisodes(account, parseJson(req.body)?.value, ctx.now());
+        return outcome.ok ? voice.ok(outcome.result) : voice.crash(outcome.message);
+      }
+      return voice.error(405, 'Method Not Allowed');
+    }
+    if (req.method === 'GET') return voice.ok(pullOpodsyncEpisodes(account, req.query.get('since'), ctx.now()));
+    if (req.method !== 'POST') return voice.error(405, `Invalid HTTP method: ${req.method}`);
+    const parsed = parseJson(req.body);
+    if (!parsed) return voice.error(400, 'Malformed JSON: Syntax error');
+    const outcome = uploadOpodsyncEpisodes(account, parsed.value, ctx.now());
+    if (outcome.ok) return voice.ok(outcome.result);
+    return outcome.status === 500 ? voice.crash(outcome.message) : voice.error(outcome.status, outcome.message);
+  };
+
   return (req) => {
     if (req.path !== NEXTCLOUD_BASE && !req.path.startsWith(`${NEXTCLOUD_BASE}/`)) return undefined;
     const caller = ctx.auth.identify(req.authorization, undefined, false);
     if (!caller.ok) return voice.unauthorized(caller.message);
     const route = req.path.slice(NEXTCLOUD_BASE.length + 1).replace(/\/+$/, '');
+    if (route === 'episode_action' || route === 'episode_action/create') return episodes(req, caller.account, route);
     if (route !== 'subscriptions' && route !== 'subscription_change/create') {
       return voice.error(404, app ? 'Not Found' : 'Undefined Nextcloud API endpoint');
     }

@@ -5,12 +5,14 @@ import { createApi2, type GpodderRequest } from './api2.ts';
 import { createAuth } from './auth.ts';
 import { createDataControl } from './control.ts';
 import { createNextcloud, NEXTCLOUD_BASE } from './nextcloud.ts';
+import { restore, snapshot, type GpodderState } from './snapshot.ts';
 import type { GpodderServer, GpodderServerOptions } from './types.ts';
 import { createFaults, faultControls } from '../faults.ts';
 import { readBody, replyText, send, type Reply } from '../http.ts';
 import { createSleeper, listen, wallTime } from '../listen.ts';
 import { createRequestLog } from '../log.ts';
-import { createRandom } from '../random.ts';
+import { dataFile } from '../persist.ts';
+import { createRandom, freshSeed } from '../random.ts';
 import { spoil } from '../spoil.ts';
 
 export type * from './types.ts';
@@ -18,7 +20,8 @@ export { ForeignError } from '../foreign.ts';
 export { NEXTCLOUD_BASE } from './nextcloud.ts';
 
 const BODY_LIMIT = 64 * 1024 * 1024;
-const RANDOM_SEED = 0x9bd;
+/** The engine's default device id (worker/options.ts): `seed` fills its list under mygpo. */
+const SEED_DEVICE = 'opa-sync';
 const DEFAULT_USERS = { alice: 'alice-password' };
 
 /** Start a gPodder v2 + Nextcloud gPodder Sync reference server on 127.0.0.1; resolves once it listens. */
@@ -33,19 +36,37 @@ export async function startGpodderServer(opts: GpodderServerOptions = {}): Promi
   const cors = dialect === 'mygpo';
   const accounts = createAccounts(users);
   const auth = createAuth(accounts);
-  let random = createRandom(RANDOM_SEED);
+  const file = opts.dataFile === undefined ? undefined : dataFile<GpodderState>(opts.dataFile, 'opa-sync gPodder reference server');
+  const saved = file?.load();
+  const randomSeed = opts.randomSeed ?? freshSeed();
+  let random = createRandom(saved?.random ?? randomSeed);
   const faults = createFaults('');
   const log = createRequestLog();
   const sleeper = createSleeper(time);
-  const routes = { dialect, accounts, auth, now };
+  const knownPodcast = (url: string): boolean =>
+    accounts.all().some(
+      (a) =>
+        a.list.has(url) ||
+        [...a.devices.values()].some((d) => d.list.has(url)) ||
+        a.episodes.log.records.some((r) => r.podcast === url) ||
+        a.episodes.rows.records.some((r) => r.podcast === url),
+    );
+  const routes = { dialect, accounts, auth, now, knownPodcast };
   const api2 = createApi2(routes);
   const nextcloud = createNextcloud(routes);
   const data = createDataControl(dialect, accounts, () => random, now);
   let latency = initialLatency;
   let closed = false;
 
+  const persist = (): void => file?.save(snapshot(dialect, accounts, random.state()));
+  // The seed reaches every list a client reads: under mygpo the default device's (registered first, so the
+  // account-wide write reaches it) and the account's (Nextcloud paths); under opodsync the one list.
   const seedAll = (): void => {
-    if (opts.seed) for (const user of Object.keys(users)) data.seed(opts.seed, { user });
+    if (!opts.seed) return;
+    for (const user of Object.keys(users)) {
+      if (dialect === 'mygpo') data.registerDevice(opts.seedDevice ?? SEED_DEVICE, {}, user);
+      data.seed(opts.seed, { user });
+    }
   };
   const control: GpodderControl = {
     reset() {
@@ -54,8 +75,8 @@ export async function startGpodderServer(opts: GpodderServerOptions = {}): Promi
       faults.clear();
       log.clear();
       latency = initialLatency;
-      // A fresh random source: the seeded feeds are the same after every reset.
-      random = createRandom(RANDOM_SEED);
+      // The run's random source from its start: the seeded feeds are the same after every reset.
+      random = createRandom(randomSeed);
       seedAll();
     },
     seed: (n, target) => data.seed(n, target),
@@ -66,6 +87,8 @@ export async function startGpodderServer(opts: GpodderServerOptions = {}): Promi
     syncDevices: (groups, user) => data.syncDevices(groups, user),
     timestamp: () => data.timestamp(),
     foreign: data.foreign,
+    episodeLog: (target) => data.episodeLog(target),
+    feedEpisodes: (url) => data.feedEpisodes(url),
     setLatency(ms) {
       latency = ms;
     },
@@ -86,6 +109,7 @@ export async function startGpodderServer(opts: GpodderServerOptions = {}): Promi
     if (path === '/__admin' || path.startsWith('/__admin/')) {
       if (method === 'OPTIONS') return send(req, res, 204, undefined);
       const reply = admin(method, path.slice('/__admin'.length), body ?? '');
+      if (method !== 'GET') persist();
       return send(req, res, reply.status, replyText(reply, false), reply.headers);
     }
     if (!path.startsWith('/api/') && path !== NEXTCLOUD_BASE && !path.startsWith(`${NEXTCLOUD_BASE}/`)) {
@@ -115,7 +139,10 @@ export async function startGpodderServer(opts: GpodderServerOptions = {}): Promi
     let reply: Reply;
     if (method === 'OPTIONS' && cors) reply = { status: 204 };
     else if (body === undefined) reply = { status: 413, text: 'Request body too large', contentType: 'text/plain; charset=utf-8' };
-    else reply = api2(request) ?? nextcloud(request)!;
+    else {
+      reply = api2(request) ?? nextcloud(request)!;
+      if (method !== 'GET') persist();
+    }
     if (rule) {
       entry.status = spoil(req, res, rule, reply, false, cors);
       return;
@@ -124,9 +151,12 @@ export async function startGpodderServer(opts: GpodderServerOptions = {}): Promi
     write(req, res, reply);
   }
 
+  // A kept state already holds what an earlier start seeded.
+  if (saved) restore(saved, dialect, accounts);
+  else seedAll();
+  persist();
   const server = await listen(opts.port ?? 0, handle, 'gpodder reference server');
   const origin = `http://127.0.0.1:${server.port}`;
-  seedAll();
 
   return {
     ...control,

@@ -53,6 +53,52 @@ export interface WireSyncRequest {
 }
 
 /**
+ * One episode action of an upload (`POST /api/2/episodes/{user}.json`, Nextcloud `episode_action/create`):
+ * as clients send it. Servers read it loosely, so every field is optional here.
+ */
+export interface WireEpisodeAction {
+  podcast?: string;
+  episode?: string;
+  action?: string;
+  /** UTC, `YYYY-MM-DDTHH:MM:SS` (naive means UTC; every server accepts it). */
+  timestamp?: string;
+  device?: string;
+  guid?: string;
+  started?: number;
+  position?: number;
+  total?: number;
+}
+
+/** One action of a pull, as the servers answer it (fields vary by server, see the README). */
+export interface WireEpisodeActionOut {
+  podcast: string;
+  episode: string;
+  /** mygpo: `play`, …; Nextcloud app: `PLAY`; opodsync: as uploaded, lower-cased. */
+  action: string;
+  /** mygpo: naive ISO (microseconds when not 0); Nextcloud app: `+00:00`; opodsync: `Z`. */
+  timestamp: string;
+  /** mygpo: the guid of the feed's episode (null when unknown); the others: as uploaded. */
+  guid?: string | null;
+  device?: string;
+  started?: number | null;
+  position?: number | null;
+  total?: number | null;
+}
+
+/** The body of an episode actions pull. */
+export interface WireEpisodeActions {
+  actions: WireEpisodeActionOut[];
+  /** Seconds. mygpo: the last returned action's time (its page cursor), else now; the others: now. */
+  timestamp: number;
+}
+
+/** The answer to an episode actions upload (the Nextcloud app sends `timestamp` alone). */
+export interface WireEpisodeUploadResult {
+  timestamp: number;
+  update_urls?: [string, string][];
+}
+
+/**
  * Whose behaviour the server copies. `'mygpo'`: each path family as its original server does it
  * (gpodder.net for `/api/2`, the Nextcloud gPodder Sync app for `/index.php/apps/gpoddersync`).
  * `'opodsync'`: both families as opodsync 0.5.3 serves them.
@@ -73,6 +119,57 @@ export interface GpodderServerOptions {
   latencyMs?: number;
   /** The server's time (as the OPA server's `time`): `now()` in ms, whose seconds are the wire timestamps, and the latency timers. @default the wall clock */
   time?: ServerTime;
+  /**
+   * The device `seed` registers first under mygpo (which keeps a list per device), so the seeded list
+   * is what a client with that device id pulls; the engine's default device is `opa-sync`. @default 'opa-sync'
+   */
+  seedDevice?: string;
+  /** Seed of the random source the `seed` feeds come from. @default a new one every start */
+  randomSeed?: number;
+  /** Keep the state in this JSON file (read at start, written atomically after every change); see the README. @default in memory only */
+  dataFile?: string;
+}
+
+/** Which episode action store a read names. */
+export interface EpisodeLogTarget {
+  /** @default the first configured user */
+  user?: string;
+  /**
+   * `'api2'` (default): the `/api/2` store (mygpo's log; under opodsync its one log for both path
+   * families). `'nextcloud'`: the Nextcloud paths' store (the gPodder Sync app's rows; under opodsync
+   * the same log as `'api2'`).
+   */
+  family?: 'api2' | 'nextcloud';
+}
+
+/** One stored episode action as the server holds it, in its store's order. */
+export interface EpisodeActionView {
+  podcast: string;
+  episode: string;
+  /** As stored: mygpo as sent, the Nextcloud app `PLAY`, opodsync lower-cased. */
+  action: string;
+  /** The action's own time (the client's `timestamp`), in seconds (fractions cut). */
+  timestamp: number;
+  /** When the server stored it (its clock), in seconds. */
+  uploaded: number;
+  device?: string;
+  guid?: string | null;
+  started?: number | null;
+  position?: number | null;
+  total?: number | null;
+}
+
+/** One made-up episode of a feed (`feedEpisodes`): the reference server's extra, no real server serves feeds. */
+export interface CatalogEpisode {
+  title: string;
+  /** The enclosure (media) URL: what episode actions call `episode`. */
+  url: string;
+  /** The RSS guid. */
+  guid: string;
+  /** Seconds. */
+  duration: number;
+  /** ISO 8601 UTC. */
+  published: string;
 }
 
 /** Which subscription list an in-process operation reads or writes. */
@@ -111,6 +208,14 @@ export interface GpodderForeign {
   add(urls: string[], target?: ListTarget): WireUploadResult;
   /** Unsubscribe `urls`. */
   remove(urls: string[], target?: ListTarget): WireUploadResult;
+  /**
+   * Episode actions uploaded by another client (each as on the wire: its own `device`, and a
+   * `timestamp` of any age, so a late upload of an old action is one call). Under mygpo they go to
+   * both stores, each by its own rules (mygpo's log; the Nextcloud app's rows keep plays only);
+   * under opodsync to its one log (which subscribes an unknown feed, as opodsync does). Throws
+   * `ForeignError` with the status the `/api/2` upload would get; returns that upload's answer.
+   */
+  actions(actions: unknown[], user?: string): WireEpisodeUploadResult;
 }
 
 /** A running gPodder reference server and its controls. */
@@ -140,6 +245,10 @@ export interface GpodderServer {
   syncDevices(groups: string[][], user?: string): void;
   /** The server clock now, in seconds: what the next answer's `timestamp` would be. */
   timestamp(): number;
+  /** The episode actions a store holds, in its order (see `EpisodeLogTarget`). */
+  episodeLog(target?: EpisodeLogTarget): EpisodeActionView[];
+  /** A few made-up episodes of `feedUrl`, the same for the same URL in every run (see the README). */
+  feedEpisodes(feedUrl: string): CatalogEpisode[];
   /** Changes made by other clients. */
   readonly foreign: GpodderForeign;
   setLatency(ms: number): void;

@@ -8,11 +8,16 @@ export interface Voice {
   done(message: string): Reply;
   error(status: number, message: string): Reply;
   unauthorized(message: string): Reply;
+  /** A 500 where the real server crashes (an uncaught exception); `message` is "Kind: detail". */
+  crash(message: string): Reply;
 }
 
 const JSON_TYPE = 'application/json';
 // PHP's json_encode escapes every slash; only strings hold slashes in JSON text, so this stays valid.
 const phpJson = (value: unknown, indent?: number): string => JSON.stringify(value, null, indent).replace(/\//g, '\\/');
+
+const TEXT = 'text/plain; charset=utf-8';
+const HTML = 'text/html; charset=utf-8';
 
 /** gpodder.net (Django): compact JSON, plain-text errors, an empty 401 with a Basic challenge. */
 export const mygpoVoice: Voice = {
@@ -20,6 +25,8 @@ export const mygpoVoice: Voice = {
   done: () => ({ status: 200, text: '', contentType: 'text/html; charset=utf-8' }),
   error: (status, message) => ({ status, text: message, contentType: 'text/html; charset=utf-8' }),
   unauthorized: () => ({ status: 401, text: '', contentType: 'text/html; charset=utf-8', headers: { 'WWW-Authenticate': 'Basic realm=""' } }),
+  // Django with DEBUG off: its stock page, the reason only in the server's log.
+  crash: () => ({ status: 500, text: '<h1>Server Error (500)</h1>', contentType: HTML }),
 };
 
 /** opodsync: pretty-printed PHP JSON, `{code, message}` for errors and notices alike. */
@@ -33,6 +40,12 @@ export const opodsyncVoice: Voice = {
     contentType: JSON_TYPE,
     headers: { 'WWW-Authenticate': 'Basic realm="Please login"' },
   }),
+  // KD2's ErrorManager: a plain-text report headed by the exception's class.
+  crash(message) {
+    const colon = message.indexOf(': ');
+    const [kind, detail] = colon < 0 ? ['Exception', message] : [message.slice(0, colon), message.slice(colon + 2)];
+    return { status: 500, text: ` /!\\ ${kind} \n${detail}\n`, contentType: TEXT };
+  },
 };
 
 /** The Nextcloud gPodder Sync app: compact PHP JSON, `{message}` errors. */
@@ -46,4 +59,6 @@ export const nextcloudVoice: Voice = {
     contentType: `${JSON_TYPE}; charset=utf-8`,
     headers: { 'WWW-Authenticate': 'Basic realm="Nextcloud"' },
   }),
+  // An exception the app does not catch: Nextcloud's error page, the reason only in its log.
+  crash: () => ({ status: 500, text: 'Internal Server Error', contentType: HTML }),
 };
