@@ -33,7 +33,8 @@ async function local<T>(ctx: EngineContext, edit: () => Promise<{ result: T; cha
     await whenBound(ctx);
     return edit();
   });
-  emitChange(ctx, changed);
+  // Every local edit writes a queue entry (or drops one: retry, discard).
+  emitChange(ctx, changed, true);
   if (ctx.leadership.isLeader) schedulePush(ctx);
   else ctx.channel.post({ type: 'queued' });
   return result;
@@ -129,7 +130,7 @@ export function createApi(ctx: EngineContext): SyncEngine {
       // The store belongs to no one now: the next use binds it again (to whoever uses it first).
       ctx.bound = undefined;
       state.lastError = undefined;
-      emitChange(ctx, keys);
+      emitChange(ctx, keys, true);
     },
 
     async close() {
