@@ -12,6 +12,8 @@ const FRAME = 16;
 const SUBS = 1;
 const QUEUE = 2;
 const STATUS = 4;
+/** Up to this many changed rows are re-read alone (an edit, a small pull); more, and the whole list is. */
+const FEW = 100;
 
 type Data = Record<string, unknown>;
 
@@ -53,6 +55,8 @@ export function createStore(source: StoreSource): SyncStore {
   });
   const listeners = new Set<{ fn: (s: SyncSnapshot) => void }>();
   let dirty = SUBS | QUEUE;
+  // The guids to re-read; undefined: the whole list.
+  let keys: Set<string> | undefined;
   let status: SyncStatus | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let reading = false;
@@ -69,10 +73,12 @@ export function createStore(source: StoreSource): SyncStore {
     reading = true;
     last = Date.now();
     const parts = dirty;
+    const only = keys;
     dirty = 0;
+    keys = new Set();
     try {
       const [subscriptions, pending, failed, first] = await Promise.all([
-        parts & SUBS ? source.subscriptions() : undefined,
+        parts & SUBS ? source.subscriptions(only && { guids: [...only] }) : undefined,
         parts & QUEUE ? source.pending() : undefined,
         parts & QUEUE ? source.failed() : undefined,
         snapshot.ready || status ? undefined : source.status(),
@@ -80,7 +86,14 @@ export function createStore(source: StoreSource): SyncStore {
       const old = snapshot;
       const next: SyncSnapshot = {
         ready: true,
-        subscriptions: subscriptions ? share(old.subscriptions, subscriptions, (r) => r.guid) : old.subscriptions,
+        subscriptions: subscriptions
+          ? share(
+              old.subscriptions,
+              // The changed rows merged into the rest, in the engine's order (IndexedDB's: by guid).
+              only ? [...old.subscriptions.filter((r) => !only.has(r.guid)), ...subscriptions].sort((a, b) => (a.guid < b.guid ? -1 : a.guid > b.guid ? 1 : 0)) : subscriptions,
+              (r) => r.guid,
+            )
+          : old.subscriptions,
         pending: pending ? share(old.pending, pending, (c) => c.id) : old.pending,
         failed: failed ? share(old.failed, failed, (c) => c.id) : old.failed,
         // An event that came during the read is newer than what the read asked for.
@@ -93,6 +106,7 @@ export function createStore(source: StoreSource): SyncStore {
     } catch {
       // Closed, or the database went away: the next event tries again.
       dirty |= parts;
+      keys = only && keys && new Set([...only, ...keys]);
       reading = false;
       return;
     }
@@ -100,7 +114,11 @@ export function createStore(source: StoreSource): SyncStore {
     if (dirty) schedule(0);
   }
 
-  source.on('change', ({ guids, queue }) => schedule((guids.length ? SUBS | QUEUE : 0) | (queue ? QUEUE : 0)));
+  source.on('change', ({ guids, queue }) => {
+    for (const guid of guids) keys?.add(guid);
+    if (keys && keys.size > FEW) keys = undefined;
+    schedule((guids.length ? SUBS | QUEUE : 0) | (queue ? QUEUE : 0));
+  });
   source.on('status', (payload) => {
     status = payload;
     schedule(STATUS);
@@ -124,6 +142,6 @@ function call(fn: (s: SyncSnapshot) => void, snapshot: SyncSnapshot): void {
   try {
     fn(snapshot);
   } catch (error) {
-    console.error('opa-sync: a store listener threw', error);
+    console.error('opa-sync: a listener threw', error);
   }
 }

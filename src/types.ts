@@ -98,6 +98,8 @@ export interface SubscriptionChange {
 /** Filter for `subscriptions()`. */
 export interface SubscriptionFilter {
   subscribed?: boolean;
+  /** Only the subscriptions with these guids, as the app sees them now (what `change` events carry; an older guid is not followed). */
+  guids?: string[];
   /** Include tombstones of deleted subscriptions. @default false */
   includeDeleted?: boolean;
 }

@@ -12,6 +12,8 @@ export interface FrameworkPage {
   shows(guid: string, subscribed: boolean): Promise<number>;
   /** `performance.timeOrigin + performance.now()`: a clock tabs of one browser share. */
   now(): number;
+  /** Snapshots the store delivered, the one `subscribe` gives at once included. */
+  snapshots: number;
 }
 
 declare global {
@@ -43,6 +45,7 @@ window.fw = {
   store,
   renders,
   now,
+  snapshots: 0,
   shows: (guid, subscribed) =>
     new Promise((resolve) => {
       const check = () => {
@@ -54,3 +57,5 @@ window.fw = {
       check();
     }),
 };
+
+store.subscribe(() => void window.fw.snapshots++);

@@ -81,4 +81,14 @@ describe('engine signals for a UI', () => {
     await until(async () => (await e.subscription(gone.guid))?.deleted !== undefined, 5000, 'the reconciling pull');
     expect((await e.subscriptions()).map((x) => x.guid)).not.toContain(gone.guid);
   });
+
+  it('subscriptions({ guids }) reads only those rows (what a change event names); a bad list is invalid', async () => {
+    const s = await server({ seed: 4 });
+    const e = engine(s);
+    await e.sync();
+    const [a, , c] = await e.subscriptions();
+    expect(await e.subscriptions({ guids: [c!.guid, 'no-such-guid', a!.guid] })).toEqual(expect.arrayContaining([a, c]));
+    expect(await e.subscriptions({ guids: [c!.guid, 'no-such-guid', a!.guid] })).toHaveLength(2);
+    await expect(e.subscriptions({ guids: 'x' as unknown as string[] })).rejects.toMatchObject({ code: 'invalid' });
+  });
 });

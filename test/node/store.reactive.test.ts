@@ -28,7 +28,7 @@ function scripted() {
     return value;
   };
   const source: StoreSource = {
-    subscriptions: () => answer(() => data.subscriptions),
+    subscriptions: (filter) => answer(() => data.subscriptions.filter((r) => !filter?.guids || filter.guids.includes(r.guid))),
     pending: () => answer(() => data.pending),
     failed: () => answer(() => data.failed),
     status: () => answer(() => idle),
@@ -84,7 +84,7 @@ describe('store() contract', () => {
     off();
     sub.unsubscribe();
     s.data.subscriptions = [row('a', false)];
-    s.change(['a']);
+    s.change(['a', 'b', 'c']);
     await flush();
     expect(store.getSnapshot().subscriptions).toHaveLength(1);
     expect(seen).toHaveLength(2);
@@ -156,7 +156,7 @@ describe('store() contract', () => {
     s.reads.maxInFlight = 0;
     const release = s.hold();
     s.data.subscriptions = [row('a', false)];
-    s.change(['a']);
+    s.change(['a', 'b', 'c']);
     await flush();
     // The first read is still out; the newer write and its event come meanwhile.
     s.data.subscriptions = [row('a', false), row('z')];
@@ -229,6 +229,25 @@ describe('store() over the engine', () => {
     a.setOnline(true);
     await settle(a);
     await until(() => store.getSnapshot().pending.length === 0 && store.getSnapshot().subscriptions.every((r) => !r.pending), 5000, 'the push');
+  });
+
+  it('re-reads only the rows an edit names, and its list stays what subscriptions() gives (guid changes, removals, adds)', async () => {
+    const s = await server({ seed: 6 });
+    const e = engine(s);
+    await e.sync();
+    const asked: (string[] | undefined)[] = [];
+    const store = createStore({ ...e, on: e.on, subscriptions: (filter) => (asked.push(filter?.guids), e.subscriptions(filter)) });
+    await until(() => store.getSnapshot().subscriptions.length === 6, 5000, 'the list');
+    const [x, y] = await e.subscriptions();
+    e.setOnline(false);
+    asked.length = 0;
+    await e.update(x!.guid, { guid: 'zz-renamed' });
+    await e.remove(y!.guid);
+    await e.add('https://added.example/feed', { guid: '00-added' });
+    const expected = await e.subscriptions();
+    await until(() => JSON.stringify(store.getSnapshot().subscriptions) === JSON.stringify(expected), 5000, 'the same list');
+    // Each read names rows (a burst's coalesced into one): the four keys the edits touched at most, never the whole list.
+    expect(asked.filter((guids) => guids === undefined || guids.length > 4)).toEqual([]);
   });
 
   it('shows a retried change\'s attempts and error (a queue change with no change to the list)', async () => {

@@ -7,7 +7,7 @@ import type { SyncEngine } from '../engine.ts';
 import { whenBound } from './binding.ts';
 import type { EngineContext } from './context.ts';
 import { emit, emitChange } from './events.ts';
-import { checkChange, checkDeletionId, checkFeedUrl, checkGuid } from './input.ts';
+import { checkChange, checkDeletionId, checkFeedUrl, checkFilter, checkGuid } from './input.ts';
 import { background, cancelAll, requestSync, schedulePush } from './schedule.ts';
 import { idlePhase, setPhase, snapshot } from './status.ts';
 import { forwardSync } from './tabs.ts';
@@ -64,7 +64,7 @@ export function createApi(ctx: EngineContext): SyncEngine {
   const unsupported = (what: string) => new SyncError('unsupported', `${what} is not part of the ${ctx.transport.protocol} protocol`);
   return {
     sync: () => sync(ctx),
-    subscriptions: (filter?: SubscriptionFilter) => read(ctx, () => store.list(filter)),
+    subscriptions: async (filter?: SubscriptionFilter) => read(ctx, () => store.list(checkFilter(filter))),
     subscription: async (guid: string) => read(ctx, () => store.get(checkGuid(guid))),
 
     async add(feedUrl: string, options?: { guid?: string }) {

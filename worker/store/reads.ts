@@ -64,7 +64,8 @@ export function createReads({ db, read }: StoreCore) {
   return {
     /** The local view. */
     async list(filter: SubscriptionFilter = {}): Promise<Subscription[]> {
-      const rows = await read(() => db.subscriptions.toArray());
+      const { guids } = filter;
+      const rows = await read(async () => (guids ? (await db.subscriptions.bulkGet(guids)).filter((row) => row !== undefined) : db.subscriptions.toArray()));
       const out: Subscription[] = [];
       for (const row of rows) {
         if (!visible(row)) continue;
