@@ -2,7 +2,8 @@ import { proxy, releaseProxy, wrap, type Remote } from 'comlink';
 import { SyncError } from './errors.ts';
 import type { EventSink, WorkerApi, WorkerStartOptions } from './protocol.ts';
 import { installErrorTransfer } from './transfer.ts';
-import type { ClientOptions, Listener, SyncApi, SyncEvents } from './types.ts';
+import { createStore } from './store.ts';
+import type { ClientOptions, Listener, StoreOptions, SyncApi, SyncEvents, SyncStore } from './types.ts';
 
 /** The page side: the engine's methods, async over comlink, plus events. */
 export interface SyncClient extends SyncApi {
@@ -10,6 +11,8 @@ export interface SyncClient extends SyncApi {
   on<E extends keyof SyncEvents>(event: E, listener: Listener<E>): () => void;
   /** The worker the engine runs in. */
   readonly worker: Worker;
+  /** One reactive store of the local state for a UI (the same store on every call). */
+  store(opts?: StoreOptions): SyncStore;
 }
 
 function spawnWorker(): Worker {
@@ -61,8 +64,10 @@ export function createSyncClient(options: ClientOptions): SyncClient {
     return fn();
   }
 
-  return {
+  let store: SyncStore | undefined;
+  const client: SyncClient = {
     worker,
+    store: () => (store ??= createStore(client)),
     sync: () => call(() => remote.sync()),
     subscriptions: (filter) => call(() => remote.subscriptions(filter)),
     subscription: (guid) => call(() => remote.subscription(guid)),
@@ -102,4 +107,5 @@ export function createSyncClient(options: ClientOptions): SyncClient {
       return () => void set.delete(listener);
     },
   };
+  return client;
 }

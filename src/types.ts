@@ -98,6 +98,8 @@ export interface SubscriptionChange {
 /** Filter for `subscriptions()`. */
 export interface SubscriptionFilter {
   subscribed?: boolean;
+  /** Only the subscriptions with these guids, as the app sees them now (what `change` events carry; an older guid is not followed). */
+  guids?: string[];
   /** Include tombstones of deleted subscriptions. @default false */
   includeDeleted?: boolean;
 }
@@ -118,7 +120,7 @@ export interface PendingChange {
   kind: ChangeKind;
   /** The subscription's guid as the app sees it now. */
   guid: string;
-  /** For `add`: the feed to subscribe to. */
+  /** The feed it is about, for a label: for `add` the feed to subscribe to; for `update` and `remove` the subscription's (server) feed URL when the store knows it. */
   feedUrl?: string;
   /** For `update`: the change. */
   change?: SubscriptionChange;
@@ -154,10 +156,16 @@ export interface PullProgress {
   total?: number;
 }
 
+/** Whether the server can be reached: `offline` when the device has no network (the page's `navigator.onLine`), `unreachable` when it has but the last request got no answer. */
+export type NetworkState = 'online' | 'offline' | 'unreachable';
+
 /** A snapshot of the engine's state. */
 export interface SyncStatus {
   phase: SyncPhase;
+  /** `network === 'online'`: the device is online and the server answered the last request. */
   online: boolean;
+  /** Tells the device being offline apart from the server being unreachable. */
+  network: NetworkState;
   /** Whether this context holds the sync lock (talks to the server). */
   leader: boolean;
   pending: number;
@@ -189,6 +197,8 @@ export interface SyncReport {
 export interface ChangeEvent {
   /** Guids (as the app sees them now) whose local view changed. */
   guids: string[];
+  /** Set when the queue (`pending()`, `failed()`: entries, attempts, errors) may have changed. */
+  queue?: true;
 }
 
 /** Events and their payloads. */
@@ -232,4 +242,38 @@ export interface SyncApi {
   clear(): Promise<void>;
   /** Stop timers, release the lock, close the database. */
   close(): Promise<void>;
+}
+
+/** One frozen picture of the local state for a UI: the same object until something in it changes. */
+export interface SyncSnapshot {
+  /** False only until the first read of the local database (not the network): then the cached list is here. */
+  readonly ready: boolean;
+  /** The local view, as `subscriptions()` gives it; unchanged rows keep their identity across snapshots. */
+  readonly subscriptions: readonly Subscription[];
+  /** `pending()`, oldest first. */
+  readonly pending: readonly PendingChange[];
+  /** `failed()`, oldest first. */
+  readonly failed: readonly FailedChange[];
+  /** The latest `status` event (or `status()` before the first). */
+  readonly status: SyncStatus;
+}
+
+/** What `store.subscribe` takes: a function or an observer (`{ next }`, as RxJS and Angular's `toSignal` pass). */
+export type SnapshotListener = ((snapshot: SyncSnapshot) => void) | { next(snapshot: SyncSnapshot): void };
+
+/** Stops a subscription; callable, and as `.unsubscribe()` (Svelte, Solid and RxJS all accept it). */
+export interface Unsubscribe {
+  (): void;
+  unsubscribe(): void;
+}
+
+/** Options for `client.store()`; reserved for what a store may watch besides subscriptions (episodes). */
+export interface StoreOptions {}
+
+/** A reactive store of `SyncSnapshot`s: React's `useSyncExternalStore`, Svelte's store contract, Solid's `from`, Vue with `shallowRef`. */
+export interface SyncStore {
+  /** The current snapshot: the same object until its content changes. */
+  getSnapshot(): SyncSnapshot;
+  /** Call `listener` at once with the current snapshot and again with each new one. */
+  subscribe(listener: SnapshotListener): Unsubscribe;
 }

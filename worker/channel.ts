@@ -2,7 +2,7 @@ import type { ErrorInfo, SyncReport, SyncStatus } from '../src/types.ts';
 
 /** Messages between the contexts that share one database. */
 export type ChannelMessage =
-  | { type: 'change'; guids: string[] }
+  | { type: 'change'; guids: string[]; queue?: true }
   | { type: 'queued' }
   | { type: 'status'; status: SyncStatus }
   | { type: 'sync-request'; id: string }

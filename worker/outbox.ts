@@ -32,6 +32,8 @@ export interface PushContext {
   /** A 2xx whose body did not validate: ask for a pull to reconcile. */
   onNeedsPull(): void;
   onChange(guids: string[]): void;
+  /** Queue entries changed (acknowledged, retried later with their attempts and error, refused). */
+  onQueue(): void;
   onError(error: SyncError): void;
 }
 
@@ -108,6 +110,8 @@ async function sendBatch(ctx: PushContext, changes: StoredChange[]): Promise<Set
     const outcomes = await ctx.transport.send(items);
     const settled: Settled[] = [];
     for (let i = 0; i < changes.length; i++) settled.push(await settle(ctx, changes[i]!, outcomes[i]!));
+    // Every outcome but these rewrote its queue entry: one event for the batch.
+    if (settled.some((s) => s !== 'deferred' && s !== 'paused')) ctx.onQueue();
     return settled;
   } finally {
     for (const change of changes) ctx.inFlight.delete(change.id!);
@@ -194,5 +198,7 @@ async function settleError(ctx: PushContext, change: StoredChange, error: SyncEr
   }
   const edit = await store.fail(change, errorInfo(error));
   ctx.onChange(edit.changed);
+  // Deleted on the server: the row must not wait for the next background pull to show it.
+  if (error.code === 'gone') ctx.onNeedsPull();
   return 'failed';
 }

@@ -16,6 +16,7 @@ import { call, launchBenchBrowser, type BenchBrowser } from './support/browser.t
 import { sampleWorkerHeaps, type HeapSampler } from './support/heap.ts';
 import { measureSize, type SizeResult } from './support/size.ts';
 import { startSite } from './support/site.ts';
+import { storeBench, type StoreFigures } from './store.ts';
 import { median, percentile, round } from './support/stats.ts';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
@@ -29,8 +30,8 @@ const ENGINE_WORKER = 'opa-sync';
 const BASELINE_WORKER = 'opa-bench-baseline';
 
 export type SizeKey = 'n1k' | 'n10k' | 'n100k';
-export type Section = 'pull' | 'incremental' | 'replay' | 'size';
-export const SECTIONS: readonly Section[] = ['pull', 'incremental', 'replay', 'size'];
+export type Section = 'pull' | 'incremental' | 'replay' | 'store' | 'size';
+export const SECTIONS: readonly Section[] = ['pull', 'incremental', 'replay', 'store', 'size'];
 
 /** What to run. */
 export interface BenchPlan {
@@ -185,6 +186,8 @@ export interface BenchResult {
     n: number;
     method: string;
   };
+  /** client.store() in a React app (Chromium only): edit → DOM, and snapshots during a first sync. */
+  store?: StoreFigures;
   size?: SizeResult;
   targets: TargetCheck[];
 }
@@ -631,6 +634,7 @@ export function checkTargets(r: BenchResult): TargetCheck[] {
     check('replay push requests', 'replay.requests', r.replay?.requests, '≤ 100', (v) => v <= 100),
     check('replay time at 20 ms latency', 'replay.ms', r.replay?.ms, '< 2000 ms', (v) => v < 2000),
     check('gPodder replay uploads', 'gpodderReplay.requests', r.gpodderReplay?.requests, '= 1 request', (v) => v === 1),
+    check("another tab's edit → React DOM (200 rows), p95", 'store.small.otherTab.p95Ms', r.store?.small.otherTab.p95Ms, '≤ 17 ms', (v) => v <= 17),
     check('worker peak heap, 100k pull', 'memory.peakHeapMB', r.memory?.peakHeapMB, '< 64 MB', (v) => v < 64),
     check('page entry, gzip', 'size.pageGzipBytes', r.size?.pageGzipBytes, '< 4 KiB', (v) => v < 4096),
     check('worker bundle, gzip', 'size.workerGzipBytes', r.size?.workerGzipBytes, '< 40 KiB', (v) => v < 40 * 1024),
@@ -691,6 +695,14 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
         await replay(browser, plan, result, log);
         log(`gpodderReplay (${plan.gpodderReplay.changes} toggles over ${plan.gpodderReplay.subscriptions} feeds, gPodder server, ${plan.gpodderReplay.latencyMs} ms latency) ...`);
         await gpodderReplay(browser, plan, result, log);
+      }
+      if (sections.includes('store')) {
+        // The framework apps' proof is Chromium's (issue 19); the figures come from there too.
+        if (options.browser !== 'chromium') log('store: measured in Chromium only; skipped');
+        else {
+          log('store (client.store() in a React app: edit → DOM, snapshots during a first sync) ...');
+          result.store = await storeBench(browser, plan.mode, log);
+        }
       }
     } finally {
       await browser?.close();

@@ -27,8 +27,8 @@ function at(value: unknown, path: string): unknown {
   return path.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), value);
 }
 
-/** Figures only Chromium can give: 'longtask' entries, and the worker heap over CDP. */
-export const CHROMIUM_KEYS = ['updateLatency.longestTaskMs', 'memory.peakHeapMB'] as const;
+/** Figures only Chromium gives: 'longtask' entries, the worker heap over CDP, and the store's (measured there only). */
+export const CHROMIUM_KEYS = ['updateLatency.longestTaskMs', 'memory.peakHeapMB', 'store.small.otherTab.p95Ms', 'store.large.otherTab.p95Ms', 'store.firstSync.snapshots'] as const;
 
 /** Keys of `result` that are missing or not finite numbers (empty when the shape is right). */
 export function shapeProblems(result: BenchResult): string[] {

@@ -7,7 +7,7 @@ import type { SyncEngine } from '../engine.ts';
 import { whenBound } from './binding.ts';
 import type { EngineContext } from './context.ts';
 import { emit, emitChange } from './events.ts';
-import { checkChange, checkDeletionId, checkFeedUrl, checkGuid } from './input.ts';
+import { checkChange, checkDeletionId, checkFeedUrl, checkFilter, checkGuid } from './input.ts';
 import { background, cancelAll, requestSync, schedulePush } from './schedule.ts';
 import { idlePhase, setPhase, snapshot } from './status.ts';
 import { forwardSync } from './tabs.ts';
@@ -33,7 +33,8 @@ async function local<T>(ctx: EngineContext, edit: () => Promise<{ result: T; cha
     await whenBound(ctx);
     return edit();
   });
-  emitChange(ctx, changed);
+  // Every local edit writes a queue entry (or drops one: retry, discard).
+  emitChange(ctx, changed, true);
   if (ctx.leadership.isLeader) schedulePush(ctx);
   else ctx.channel.post({ type: 'queued' });
   return result;
@@ -63,7 +64,7 @@ export function createApi(ctx: EngineContext): SyncEngine {
   const unsupported = (what: string) => new SyncError('unsupported', `${what} is not part of the ${ctx.transport.protocol} protocol`);
   return {
     sync: () => sync(ctx),
-    subscriptions: (filter?: SubscriptionFilter) => read(ctx, () => store.list(filter)),
+    subscriptions: async (filter?: SubscriptionFilter) => read(ctx, () => store.list(checkFilter(filter))),
     subscription: async (guid: string) => read(ctx, () => store.get(checkGuid(guid))),
 
     async add(feedUrl: string, options?: { guid?: string }) {
@@ -129,7 +130,7 @@ export function createApi(ctx: EngineContext): SyncEngine {
       // The store belongs to no one now: the next use binds it again (to whoever uses it first).
       ctx.bound = undefined;
       state.lastError = undefined;
-      emitChange(ctx, keys);
+      emitChange(ctx, keys, true);
     },
 
     async close() {

@@ -1,5 +1,5 @@
 // Events to the app (and to the other tabs): `change` at once, `status` coalesced.
-import type { Listener, SyncEvents } from '../../src/types.ts';
+import type { ChangeEvent, Listener, SyncEvents } from '../../src/types.ts';
 import type { EngineContext } from './context.ts';
 import { snapshot } from './status.ts';
 
@@ -23,11 +23,12 @@ export function emit<E extends keyof SyncEvents>(ctx: EngineContext, event: E, p
   }
 }
 
-/** Tell this context and the other tabs which guids changed. */
-export function emitChange(ctx: EngineContext, guids: string[]): void {
-  if (!guids.length) return;
-  emit(ctx, 'change', { guids });
-  ctx.channel.post({ type: 'change', guids });
+/** Tell this context and the other tabs which guids changed (and whether the queue did). */
+export function emitChange(ctx: EngineContext, guids: string[], queue = false): void {
+  if (!guids.length && !queue) return;
+  const event: ChangeEvent = queue ? { guids, queue } : { guids };
+  emit(ctx, 'change', event);
+  ctx.channel.post({ type: 'change', ...event });
   emitStatus(ctx);
 }
 

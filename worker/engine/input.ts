@@ -1,6 +1,6 @@
 // Checks of what the app passes in: a bad argument is refused with `invalid` before anything is queued.
 import { SyncError } from '../../src/errors.ts';
-import type { SubscriptionChange } from '../../src/types.ts';
+import type { SubscriptionChange, SubscriptionFilter } from '../../src/types.ts';
 import { feedUrlOf } from '../feed-url.ts';
 import { isGuid } from '../guid.ts';
 
@@ -36,4 +36,12 @@ export function checkChange(change: unknown): SubscriptionChange {
 export function checkDeletionId(id: unknown): number {
   if (typeof id !== 'number' || !Number.isInteger(id) || id < 0) throw new SyncError('invalid', 'a deletion id is a whole number');
   return id;
+}
+
+/** A `subscriptions()` filter: `guids`, when given, is a list of strings. */
+export function checkFilter(filter: SubscriptionFilter | undefined): SubscriptionFilter | undefined {
+  if (filter?.guids !== undefined && (!Array.isArray(filter.guids) || !filter.guids.every((g) => typeof g === 'string'))) {
+    throw new SyncError('invalid', 'filter.guids must be an array of guids');
+  }
+  return filter;
 }

@@ -59,6 +59,7 @@ export async function execute(ctx: EngineContext, kind: 'sync' | 'push'): Promis
           state.needsPull = true;
         },
         onChange: (guids) => emitChange(ctx, guids),
+        onQueue: () => emitChange(ctx, [], true),
         onError: (error) => {
           pushErrors++;
           state.lastError = errorInfo(error);

@@ -35,9 +35,11 @@ export async function snapshot(ctx: EngineContext): Promise<SyncStatus> {
     // A closed or mismatched database: report what is known.
   }
   const leader = ctx.leadership.isLeader;
+  const network = !state.browserOnline ? 'offline' : state.reachable ? 'online' : 'unreachable';
   const mine: SyncStatus = {
     phase: state.closed ? 'closed' : state.phase,
-    online: state.browserOnline && state.reachable,
+    online: network === 'online',
+    network,
     leader,
     pending: counts.pending,
     failed: counts.failed,
@@ -48,6 +50,6 @@ export async function snapshot(ctx: EngineContext): Promise<SyncStatus> {
   if (state.progress) mine.progress = state.progress;
   if (leader || !state.leaderStatus || state.closed) return mine;
   const fromLeader: SyncStatus = { ...state.leaderStatus, leader: false, pending: counts.pending, failed: counts.failed };
-  if (!state.browserOnline) fromLeader.online = false;
+  if (!state.browserOnline) Object.assign(fromLeader, { online: false, network: 'offline' });
   return fromLeader;
 }

@@ -14,7 +14,7 @@ export function onMessage(ctx: EngineContext, message: ChannelMessage): void {
   if (state.closed) return;
   switch (message.type) {
     case 'change':
-      emit(ctx, 'change', { guids: message.guids });
+      emit(ctx, 'change', message.queue ? { guids: message.guids, queue: true } : { guids: message.guids });
       emitStatus(ctx);
       break;
     case 'queued':

@@ -39,6 +39,23 @@ export function createReads({ db, read }: StoreCore) {
     return current;
   }
 
+  /**
+   * Queue entries in their public shape, each `update`/`remove` with the feed URL of the row it is about (read
+   * in the same transaction, so a UI can label it without a join): the server's when known, else the view's.
+   */
+  async function labelled<T extends PendingChange>(load: () => Promise<StoredChange[]>, shape: (c: StoredChange) => T): Promise<T[]> {
+    return read(async () => {
+      const list = await load();
+      const rows = await db.subscriptions.bulkGet(list.map((c) => c.guid));
+      return list.map((c, i) => {
+        const out = shape(c);
+        const row = rows[i];
+        if (out.feedUrl === undefined && row) out.feedUrl = row.base?.feedUrl ?? row.feedUrl;
+        return out;
+      });
+    });
+  }
+
   async function pendingChanges(): Promise<StoredChange[]> {
     const list = await read(() => db.outbox.where('state').anyOf('queued', 'deleting').toArray());
     return list.sort((a, b) => a.id! - b.id!);
@@ -47,7 +64,8 @@ export function createReads({ db, read }: StoreCore) {
   return {
     /** The local view. */
     async list(filter: SubscriptionFilter = {}): Promise<Subscription[]> {
-      const rows = await read(() => db.subscriptions.toArray());
+      const { guids } = filter;
+      const rows = await read(async () => (guids ? (await db.subscriptions.bulkGet(guids)).filter((row) => row !== undefined) : db.subscriptions.toArray()));
       const out: Subscription[] = [];
       for (const row of rows) {
         if (!visible(row)) continue;
@@ -69,13 +87,15 @@ export function createReads({ db, read }: StoreCore) {
 
     /** Public shapes of the queue. */
     async pending(): Promise<PendingChange[]> {
-      return (await pendingChanges()).map(toPending);
+      return labelled(() => db.outbox.where('state').anyOf('queued', 'deleting').sortBy('id'), toPending);
     },
 
     /** Changes the server refused. */
     async failed(): Promise<FailedChange[]> {
-      const list = await read(() => db.outbox.where('state').equals('failed').sortBy('id'));
-      return list.map((c) => ({ ...toPending(c), reason: c.lastError ?? { code: 'invalid', message: 'refused' } }));
+      return labelled(
+        () => db.outbox.where('state').equals('failed').sortBy('id'),
+        (c) => ({ ...toPending(c), reason: c.lastError ?? { code: 'invalid', message: 'refused' } }),
+      );
     },
 
     /** Counts for status. */

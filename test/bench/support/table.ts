@@ -90,6 +90,16 @@ export function rows(r: BenchResult): Row[] {
     const m = mark(t, 'memory.peakHeapMB');
     out.push([`worker peak JS heap, ${fmt(mem.n)} pull`, `${fmt(mem.peakHeapMB, 1)} MB`, `max ${fmt(mem.peakHeapMaxMB, 1)} MB; baseline worker ${fmt(mem.baselinePeakHeapMB, 1)} MB`, m.target, m.ok]);
   }
+  const st = r.store;
+  if (st) {
+    const m = mark(t, 'store.small.otherTab.p95Ms');
+    for (const e of [st.small, st.large]) {
+      out.push([`store: edit → React DOM, ${fmt(e.rows)} rows, same tab (${e.edits})`, `p50 ${fmt(e.sameTab.p50Ms, 1)} ms`, `p95 ${fmt(e.sameTab.p95Ms, 1)} ms, from the update() call`, '', '']);
+      const mark2 = e === st.small ? m : { target: '', ok: '' };
+      out.push([`store: another tab's edit → React DOM, ${fmt(e.rows)} rows (${e.edits})`, `p50 ${fmt(e.otherTab.p50Ms, 1)} ms`, `p95 ${fmt(e.otherTab.p95Ms, 1)} ms, from its update() resolving`, mark2.target, mark2.ok]);
+    }
+    out.push([`store: snapshots, first sync of ${fmt(st.firstSync.n)}`, `${fmt(st.firstSync.snapshots)}`, `${st.firstSync.renders} list sizes rendered; all shown at ${fmt(st.firstSync.ms)} ms`, '', '']);
+  }
   const s = r.size;
   if (s) {
     const mp = mark(t, 'size.pageGzipBytes');
@@ -138,6 +148,8 @@ export function engineTable(results: BenchResult[]): string {
     ['10 ms timer late by at most (10k pull)', (r) => r.updateLatency?.maxLoopGapMs !== undefined ? `${fmt(r.updateLatency.maxLoopGapMs)} ms` : undefined],
     ['replay 1,000 offline changes / 100 subs', (r) => r.replay && `${r.replay.requests} requests, ${fmt(r.replay.ms)} ms`],
     ['gPodder: replay 1,000 offline toggles / 100 feeds', (r) => r.gpodderReplay && `${r.gpodderReplay.requests} upload (${r.gpodderReplay.totalRequests} requests in all), ${fmt(r.gpodderReplay.ms)} ms`],
+    ['client.store() in React: another tab\'s edit → DOM p50 / p95, 200 · 10k rows', (r) => r.store && `${fmt(r.store.small.otherTab.p50Ms, 1)} / ${fmt(r.store.small.otherTab.p95Ms, 1)} · ${fmt(r.store.large.otherTab.p50Ms, 1)} / ${fmt(r.store.large.otherTab.p95Ms, 1)} ms`],
+    ['client.store(): snapshots during a first sync', (r) => r.store && `${fmt(r.store.firstSync.snapshots)} for ${fmt(r.store.firstSync.n)} rows`],
     ['worker peak JS heap, 100k pull', (r) => (r.memory ? `${fmt(r.memory.peakHeapMB, 1)} MB` : 'not measurable (CDP only)')],
   ];
   const head = `| figure | ${results.map((r) => r.meta.browser).join(' | ')} |`;
