@@ -52,7 +52,11 @@ export interface StoreCore {
   transact<T>(mode: 'r' | 'rw', tables: Table[], work: () => Promise<T>): Promise<T>;
 }
 
-/** Turn Dexie/IndexedDB failures into `SyncError`s (quota first: it is the one a user can act on). */
+/**
+ * Turn Dexie/IndexedDB failures into `SyncError`s: `closed`, `quota` (the one a user can act on), and every
+ * other failure of the browser's storage as `storage`, the original kept as `cause`. Anything else (a bug in
+ * the engine) is left as it is, to be seen as one.
+ */
 export function storageError(error: unknown): unknown {
   if (error instanceof SyncError) return error;
   // close() (or another context deleting the database) cut the transaction off: whether it committed is
@@ -66,6 +70,11 @@ export function storageError(error: unknown): unknown {
   }
   if (names.some((n) => n === 'QuotaExceededError' || n === 'QuotaExceeded')) {
     return new SyncError('quota', 'the browser refused to store more data (storage quota exceeded)', { cause: error });
+  }
+  if (error instanceof Dexie.DexieError || (typeof DOMException === 'function' && error instanceof DOMException)) {
+    const name = names.find((n) => n !== 'undefined' && n !== 'Error') ?? 'Error';
+    const message = error instanceof Error ? error.message : String(error);
+    return new SyncError('storage', `the browser's storage failed (${name}): ${message}`, { cause: error });
   }
   return error;
 }
