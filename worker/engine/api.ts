@@ -2,7 +2,7 @@
 // binding.ts), delegate. No sync logic lives here.
 import { SyncError } from '../../src/errors.ts';
 import type { Auth, SubscriptionChange, SubscriptionFilter, SyncReport } from '../../src/types.ts';
-import { checkAuth } from '../options.ts';
+import { authAccount, checkAuth } from '../options.ts';
 import { storageError, type Store } from '../store/store.ts';
 import type { SyncEngine } from '../engine.ts';
 import { reader, whenBound, writer } from './binding.ts';
@@ -107,7 +107,17 @@ export function createApi(ctx: EngineContext): SyncEngine {
 
     async setAuth(next: Auth) {
       alive(ctx);
-      state.auth = checkAuth(next);
+      const auth = checkAuth(next);
+      // The store is bound to one account: credentials of another are refused (the old ones stay), rather than
+      // building paths from the bound account, because Nextcloud's paths name no user at all (the credentials
+      // choose the list) and a v2 server would answer another user's credentials on the bound user's paths with
+      // a 401, read as "bad credentials". An engine that knew no account yet takes this one.
+      const account = authAccount(ctx.opts.protocol, auth);
+      if (account !== undefined && ctx.binding.account !== undefined && account !== ctx.binding.account) {
+        throw new SyncError('account-mismatch', `the credentials are ${account}'s, but this engine's store is ${ctx.binding.account}'s: create an engine for ${account} (on this dbName, after clear())`);
+      }
+      if (account !== undefined) ctx.binding.account = account;
+      state.auth = auth;
       if (!state.authPaused) return;
       state.authPaused = false;
       state.lastError = undefined;
