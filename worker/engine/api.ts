@@ -108,10 +108,10 @@ export function createApi(ctx: EngineContext): SyncEngine {
     async setAuth(next: Auth) {
       alive(ctx);
       const auth = checkAuth(next);
-      // The store is bound to one account: credentials of another are refused (the old ones stay), rather than
-      // building paths from the bound account, because Nextcloud's paths name no user at all (the credentials
-      // choose the list) and a v2 server would answer another user's credentials on the bound user's paths with
-      // a 401, read as "bad credentials". An engine that knew no account yet takes this one.
+      // The store is bound to one account: credentials of another are refused (the old ones stay). Paths built
+      // from the bound account would not do: Nextcloud's name no user and opodsync ignores the one named (the
+      // credentials choose the list), and mygpo refuses them as if the credentials were wrong. An engine that
+      // knew no account yet takes this one.
       const account = authAccount(ctx.opts.protocol, auth);
       if (account !== undefined && ctx.binding.account !== undefined && account !== ctx.binding.account) {
         throw new SyncError('account-mismatch', `the credentials are ${account}'s, but this engine's store is ${ctx.binding.account}'s: create an engine for ${account} (on this dbName, after clear())`);
