@@ -11,6 +11,7 @@ export type SyncErrorCode =
   | 'bad-response'
   | 'offline'
   | 'quota'
+  | 'storage'
   | 'account-mismatch'
   | 'unsupported'
   | 'closed';

@@ -51,6 +51,11 @@ export interface StoredChange {
   state: OutboxState;
   /** Set before an add or a move (a guid change) is first sent: the server may have it even if no answer came (it must not be folded away). */
   sent?: boolean;
+  /**
+   * Queued behind a deletion of its subscription by `remove()`: dropped once the deletion succeeds, sent (and
+   * shown) if the server refuses it or rolls it back.
+   */
+  held?: boolean;
   /** Bumped on every edit, so an acknowledgement only removes the version that was sent. */
   version: number;
   attempts: number;

@@ -15,13 +15,23 @@ interface SerializedSyncError {
   code: SyncErrorCode;
   status?: number;
   retryAfter?: number;
+  /** The cause's name and message (a DOMException or a TypeError need not survive structured cloning). */
+  cause?: { name: string; message: string };
+}
+
+/** A plain summary of an error's cause, or undefined when it has none. */
+function causeOf(cause: unknown): SerializedSyncError['cause'] {
+  if (cause === undefined || cause === null) return undefined;
+  const c = cause as { name?: unknown; message?: unknown };
+  return { name: typeof c.name === 'string' ? c.name : 'Error', message: typeof c.message === 'string' ? c.message : String(cause) };
 }
 
 let installed = false;
 
 /**
- * Teach comlink to carry `SyncError`'s `code`, `status` and `retryAfter` across the worker boundary
- * (its own handler keeps only name, message and stack). Both sides call it; calling twice is harmless.
+ * Teach comlink to carry `SyncError`'s `code`, `status`, `retryAfter` and its `cause`'s name and message
+ * across the worker boundary (its own handler keeps only name, message and stack). Both sides call it;
+ * calling twice is harmless.
  */
 export function installErrorTransfer(): void {
   if (installed) return;
@@ -40,6 +50,7 @@ export function installErrorTransfer(): void {
           code: error.code,
           status: error.status,
           retryAfter: error.retryAfter,
+          cause: causeOf(error.cause),
         };
         return [{ isError: true, value } satisfies SerializedThrow, []];
       }
@@ -52,6 +63,7 @@ export function installErrorTransfer(): void {
         const error = new SyncError(value.code, value.message ?? '', {
           status: value.status,
           retryAfter: value.retryAfter,
+          cause: value.cause,
         });
         if (value.stack) error.stack = value.stack;
         throw error;

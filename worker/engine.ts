@@ -8,7 +8,6 @@ import type { EngineContext, EngineState, RunState } from './engine/context.ts';
 import { emitStatus } from './engine/events.ts';
 import { background, startInterval } from './engine/schedule.ts';
 import { onMessage, runForwardedHere } from './engine/tabs.ts';
-import { whenBound } from './engine/binding.ts';
 import { createHttp } from './http.ts';
 import { acquireLeadership } from './leader.ts';
 import { createGpodderTransport } from './gpodder/transport.ts';
@@ -57,6 +56,7 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
     pushTimerAt: undefined,
     pullRetry: undefined,
     interval: undefined,
+    store: undefined,
     forwarded: new Map(),
   };
   const http = createHttp({
@@ -83,7 +83,8 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
           auth: () => state.auth,
           account: opts.account,
           device: opts.device,
-          memo: { load: () => store.transportMemo(), save: (value) => store.setTransportMemo(value) },
+          // Saved through the run's store: marks of an upload must not land in a store wiped meanwhile.
+          memo: { load: () => store.transportMemo(), save: (value) => (ctx.runs.store ?? store).setTransportMemo(value) },
         });
   const binding = { server: opts.server, protocol: transport.protocol, ...(opts.account !== undefined ? { account: opts.account } : {}) };
   const ctx: EngineContext = {
@@ -109,6 +110,6 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
       runForwardedHere(ctx);
     }),
   };
-  void whenBound(ctx);
+  // Nothing is claimed here: a read claims nothing, a local edit or a sync binds the store.
   return createApi(ctx);
 }

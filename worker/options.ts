@@ -45,6 +45,14 @@ export function checkAuth(auth: unknown): Auth {
   return a as Auth;
 }
 
+/**
+ * The account credentials name, where the protocol keeps one list per user and knows it by the credentials'
+ * user name (gPodder, Nextcloud: Basic auth); undefined where credentials do not say (a token, OPA).
+ */
+export function authAccount(protocol: Protocol, auth: Auth | undefined): string | undefined {
+  return protocol !== 'opa' && auth?.type === 'basic' ? auth.username : undefined;
+}
+
 /** Validate options and fill defaults. */
 export function resolveOptions(options: SyncOptions): ResolvedOptions {
   if (!options || typeof options.baseUrl !== 'string') throw new SyncError('invalid', 'baseUrl is required');
@@ -86,8 +94,13 @@ export function resolveOptions(options: SyncOptions): ResolvedOptions {
     clock: clampedTimers(options.clock ?? systemClock),
   };
   if (options.auth !== undefined) resolved.auth = checkAuth(options.auth);
+  // gPodder names the user in its paths (Nextcloud by the credentials) and keeps one list per user: the store
+  // belongs to that user, and credentials of another would sync another account's list into it.
+  const named = authAccount(protocol, resolved.auth);
   if (options.account !== undefined) resolved.account = String(options.account);
-  // gPodder names the user in its paths and keeps one list per user: the store belongs to that user.
-  else if (protocol !== 'opa' && resolved.auth?.type === 'basic') resolved.account = resolved.auth.username;
+  else if (named !== undefined) resolved.account = named;
+  if (named !== undefined && named !== resolved.account) {
+    throw new SyncError('invalid', `auth names the user ${named}, but account is ${resolved.account}: they must be the same`);
+  }
   return resolved;
 }

@@ -1,10 +1,11 @@
-// The public methods: check the arguments, wait for the store's binding, delegate. No sync logic lives here.
+// The public methods: check the arguments, reach the store through the guard for the kind of call (see
+// binding.ts), delegate. No sync logic lives here.
 import { SyncError } from '../../src/errors.ts';
 import type { Auth, SubscriptionChange, SubscriptionFilter, SyncReport } from '../../src/types.ts';
-import { checkAuth } from '../options.ts';
-import { storageError } from '../store/store.ts';
+import { authAccount, checkAuth } from '../options.ts';
+import { storageError, type Store } from '../store/store.ts';
 import type { SyncEngine } from '../engine.ts';
-import { whenBound } from './binding.ts';
+import { reader, whenBound, writer } from './binding.ts';
 import type { EngineContext } from './context.ts';
 import { emit, emitChange } from './events.ts';
 import { checkChange, checkDeletionId, checkFeedUrl, checkFilter, checkGuid } from './input.ts';
@@ -26,13 +27,10 @@ export async function sync(ctx: EngineContext): Promise<SyncReport> {
   return requestSync(ctx);
 }
 
-/** A local edit: durable when it resolves, announced, and pushed soon (by this tab or the leader). */
-async function local<T>(ctx: EngineContext, edit: () => Promise<{ result: T; changed: string[] }>): Promise<T> {
+/** A local edit: durable when it resolves, announced, and pushed soon (by this tab or the leader). It binds an unbound store. */
+async function local<T>(ctx: EngineContext, edit: (store: Store) => Promise<{ result: T; changed: string[] }>): Promise<T> {
   alive(ctx);
-  const { result, changed } = await typed(async () => {
-    await whenBound(ctx);
-    return edit();
-  });
+  const { result, changed } = await typed(() => edit(writer(ctx)));
   // Every local edit writes a queue entry (or drops one: retry, discard).
   emitChange(ctx, changed, true);
   if (ctx.leadership.isLeader) schedulePush(ctx);
@@ -40,16 +38,13 @@ async function local<T>(ctx: EngineContext, edit: () => Promise<{ result: T; cha
   return result;
 }
 
-/** A read of the local view. */
-async function read<T>(ctx: EngineContext, work: () => Promise<T>): Promise<T> {
+/** A read of the local view: another's store is refused, an unbound one claimed by no one. */
+async function read<T>(ctx: EngineContext, work: (store: Store) => Promise<T>): Promise<T> {
   alive(ctx);
-  return typed(async () => {
-    await whenBound(ctx);
-    return work();
-  });
+  return typed(() => work(reader(ctx)));
 }
 
-/** Storage failures reach the app as `SyncError`s (`closed`, `quota`), whichever step of the store hit them. */
+/** Storage failures reach the app as `SyncError`s (`closed`, `quota`, `storage`), whichever step of the store hit them. */
 async function typed<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
@@ -64,8 +59,8 @@ export function createApi(ctx: EngineContext): SyncEngine {
   const unsupported = (what: string) => new SyncError('unsupported', `${what} is not part of the ${ctx.transport.protocol} protocol`);
   return {
     sync: () => sync(ctx),
-    subscriptions: async (filter?: SubscriptionFilter) => read(ctx, () => store.list(checkFilter(filter))),
-    subscription: async (guid: string) => read(ctx, () => store.get(checkGuid(guid))),
+    subscriptions: async (filter?: SubscriptionFilter) => read(ctx, (s) => s.list(checkFilter(filter))),
+    subscription: async (guid: string) => read(ctx, (s) => s.get(checkGuid(guid))),
 
     async add(feedUrl: string, options?: { guid?: string }) {
       const url = checkFeedUrl(feedUrl);
@@ -76,7 +71,7 @@ export function createApi(ctx: EngineContext): SyncEngine {
         if (guid !== undefined && guid !== guidFor(url)) throw unsupported('a guid of its own for a subscription');
         guid = guidFor(url);
       }
-      return local(ctx, () => store.add(url, guid, clock.now(), state.inFlight));
+      return local(ctx, (s) => s.add(url, guid, clock.now(), state.inFlight));
     },
 
     async update(guid: string, change: SubscriptionChange) {
@@ -88,14 +83,14 @@ export function createApi(ctx: EngineContext): SyncEngine {
         // carries the flag the app sees now: a replay after a lost answer must not read the move's own effect
         // (the old URL gone from the server) as the feed being unsubscribed.
         clean.guid = ctx.transport.guidFor(clean.feedUrl);
-        clean.isSubscribed ??= (await read(ctx, () => store.get(guid)))?.isSubscribed;
+        clean.isSubscribed ??= (await read(ctx, (s) => s.get(guid)))?.isSubscribed;
       }
-      return local(ctx, () => store.update(guid, clean, clock.now(), state.inFlight));
+      return local(ctx, (s) => s.update(guid, clean, clock.now(), state.inFlight));
     },
 
     async remove(guid: string) {
       checkGuid(guid);
-      await local(ctx, () => store.remove(guid, clock.now(), state.inFlight));
+      await local(ctx, (s) => s.remove(guid, clock.now(), state.inFlight));
     },
 
     async deletion(id: number) {
@@ -105,15 +100,25 @@ export function createApi(ctx: EngineContext): SyncEngine {
       return ctx.transport.deletion(id);
     },
 
-    pending: () => read(ctx, () => store.pending()),
-    failed: () => read(ctx, () => store.failed()),
-    retry: async (id: number) => void (await local(ctx, () => store.retry(id))),
-    discard: async (id: number) => void (await local(ctx, () => store.discard(id))),
+    pending: () => read(ctx, (s) => s.pending()),
+    failed: () => read(ctx, (s) => s.failed()),
+    retry: async (id: number) => void (await local(ctx, (s) => s.retry(id))),
+    discard: async (id: number) => void (await local(ctx, (s) => s.discard(id))),
     status: () => snapshot(ctx),
 
     async setAuth(next: Auth) {
       alive(ctx);
-      state.auth = checkAuth(next);
+      const auth = checkAuth(next);
+      // The store is bound to one account: credentials of another are refused (the old ones stay). Paths built
+      // from the bound account would not do: Nextcloud's name no user and opodsync ignores the one named (the
+      // credentials choose the list), and mygpo refuses them as if the credentials were wrong. An engine that
+      // knew no account yet takes this one.
+      const account = authAccount(ctx.opts.protocol, auth);
+      if (account !== undefined && ctx.binding.account !== undefined && account !== ctx.binding.account) {
+        throw new SyncError('account-mismatch', `the credentials are ${account}'s, but this engine's store is ${ctx.binding.account}'s: create an engine for ${account} (on this dbName, after clear())`);
+      }
+      if (account !== undefined) ctx.binding.account = account;
+      state.auth = auth;
       if (!state.authPaused) return;
       state.authPaused = false;
       state.lastError = undefined;

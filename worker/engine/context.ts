@@ -52,6 +52,8 @@ export interface RunState {
   pushTimerAt: number | undefined;
   pullRetry: unknown;
   interval: unknown;
+  /** The running run's view of the store (see `runStore`): what the transport keeps goes through it. */
+  store: Store | undefined;
   /** `sync()` calls forwarded to the leader tab, by request id. */
   forwarded: Map<string, Omit<Waiter<SyncReport>, 'promise'>>;
 }
@@ -73,8 +75,8 @@ export interface EngineContext {
   readonly state: EngineState;
   readonly runs: RunState;
   readonly listeners: { change: Set<Listener<'change'>>; status: Set<Listener<'status'>> };
-  /** Settles once the store's binding is checked; `clear()` unsets it so the next use binds again. */
-  bound: Promise<void> | undefined;
+  /** Settles with the store's epoch once this engine claimed it; `clear()` unsets it so the next sync binds again. */
+  bound: Promise<string> | undefined;
   /** Whether a status event is already queued (they are coalesced). */
   statusQueued: boolean;
 }

@@ -1,5 +1,5 @@
 // A pull through the transport into the store: the sink the transport writes to.
-import type { FreshPull } from '../store/store.ts';
+import type { FreshPull, Store } from '../store/store.ts';
 import type { PullSink } from '../transport.ts';
 import type { EngineContext } from './context.ts';
 import { emitChange, emitStatus } from './events.ts';
@@ -10,10 +10,9 @@ function settled(first: Promise<void>, second: Promise<void>): Promise<void> {
   return first.then(() => second, fail);
 }
 
-/** Pull what changed since the cursor; resolves with the number of local views that changed. */
-export async function pull(ctx: EngineContext): Promise<number> {
-  const { store } = ctx;
-  const { cursor, tail, epoch, empty } = await store.pullStart();
+/** Pull what changed since the cursor into `store` (the run's, see `runStore`); resolves with the number of local views that changed. */
+export async function pull(ctx: EngineContext, store: Store): Promise<number> {
+  const { cursor, tail, empty } = await store.pullStart();
   // A pull into an empty store knows that only what it wrote itself can exist (see `createWorkset`).
   const fresh: FreshPull | undefined = empty ? { written: new Map(), batches: 0 } : undefined;
   let applied = 0;
@@ -23,7 +22,7 @@ export async function pull(ctx: EngineContext): Promise<number> {
   // waits for every earlier one, so the cursor never commits past a batch that failed.
   let committing: Promise<void> = Promise.resolve();
   const write = async (entries: Parameters<PullSink['apply']>[0], complete: Parameters<PullSink['apply']>[1]) => {
-    const { result: committed, changed } = await store.applyEntries(entries, complete && { ...complete, epoch }, fresh);
+    const { result: committed, changed } = await store.applyEntries(entries, complete, fresh);
     applied += changed.length;
     if (changed.length) emitChange(ctx, changed);
     return committed;

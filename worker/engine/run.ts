@@ -4,7 +4,7 @@ import type { SyncReport } from '../../src/types.ts';
 import { errorInfo } from '../error-info.ts';
 import { push } from '../outbox.ts';
 import { isClosedError } from '../store/store.ts';
-import { whenBound } from './binding.ts';
+import { runStore, whenBound } from './binding.ts';
 import type { EngineContext } from './context.ts';
 import { emitChange, emitStatus } from './events.ts';
 import { pull } from './pull.ts';
@@ -13,12 +13,14 @@ import { idlePhase, setPhase } from './status.ts';
 
 /** Run a sync (pull then push) or a push; resolves with its report, rejects with the pull's error. */
 export async function execute(ctx: EngineContext, kind: 'sync' | 'push'): Promise<SyncReport> {
-  const { state, store, clock } = ctx;
+  const { state, clock } = ctx;
   const bindsNow = !ctx.bound;
-  await whenBound(ctx);
-  // Cheap, and it re-records the binding if another context deleted the database under us (not needed on
-  // the run that just bound the store).
-  if (!bindsNow) await store.bind(ctx.binding);
+  const bound = await whenBound(ctx);
+  // Cheap, and it binds the store again if another context cleared or deleted it under us (not needed on the
+  // run that just bound it). Every read and write of the run then checks the store is still this one.
+  const epoch = bindsNow ? bound : await ctx.store.bind(ctx.binding);
+  const store = runStore(ctx, epoch);
+  ctx.runs.store = store;
   const report: SyncReport = { pulled: 0, pushed: 0, failed: 0, pending: 0, requests: 0 };
   const before = state.requests;
   let pullError: unknown;
@@ -28,7 +30,7 @@ export async function execute(ctx: EngineContext, kind: 'sync' | 'push'): Promis
       state.needsPull = false;
       setPhase(ctx, 'pulling');
       try {
-        report.pulled = await pull(ctx);
+        report.pulled = await pull(ctx, store);
         state.pullFailures = 0;
         cancelPullRetry(ctx);
       } catch (error) {
@@ -73,11 +75,13 @@ export async function execute(ctx: EngineContext, kind: 'sync' | 'push'): Promis
   } catch (error) {
     pullError ??= handleRunError(ctx, error);
   } finally {
+    ctx.runs.store = undefined;
     report.requests = state.requests - before;
     if (!state.closed) setPhase(ctx, idlePhase(ctx));
   }
   if (state.needsPull) later(ctx, 0, () => background(ctx, 'sync'));
-  const [counts, cursor] = await Promise.all([store.counts().catch(() => ({ pending: 0 })), store.cursor().catch(() => undefined)]);
+  // Read as the store is now (another context may have cleared it): the report says what is there.
+  const [counts, cursor] = await Promise.all([ctx.store.counts().catch(() => ({ pending: 0 })), ctx.store.cursor().catch(() => undefined)]);
   report.pending = counts.pending;
   if (cursor !== undefined) report.cursor = new Date(cursor).toISOString();
   if (pullError) throw pullError;

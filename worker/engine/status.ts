@@ -1,7 +1,7 @@
 // The engine's phase and the status snapshot the app reads.
 import type { SyncPhase, SyncStatus } from '../../src/types.ts';
 import type { EngineContext } from './context.ts';
-import { whenBound } from './binding.ts';
+import { reader } from './binding.ts';
 import { emitStatus } from './events.ts';
 
 /** The phase when no run is going on. */
@@ -22,13 +22,14 @@ export function setPhase(ctx: EngineContext, next: SyncPhase): void {
 
 /** A snapshot of the engine's state; a follower tab reports what the leader is doing. */
 export async function snapshot(ctx: EngineContext): Promise<SyncStatus> {
-  const { state, store } = ctx;
+  const { state } = ctx;
   let counts = { pending: 0, failed: 0 };
   let cursor: number | undefined;
   let lastSuccess: number | undefined;
   try {
     if (!state.closed) {
-      await whenBound(ctx);
+      // A read: it claims no store (an unbound one reads as empty), and refuses another's.
+      const store = reader(ctx);
       [counts, cursor, lastSuccess] = await Promise.all([store.counts(), store.cursor(), store.lastSuccess()]);
     }
   } catch {

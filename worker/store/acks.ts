@@ -86,15 +86,18 @@ export function createAcks(core: StoreCore) {
       return patchChange(core, sent, { state: 'deleting', deletionId, attempts: 0, serverHold: undefined, ...hold, lastError: undefined });
     },
 
-    /** The deletion is done (or the server had nothing to delete): the row becomes a tombstone. */
+    /** The deletion is done (or the server had nothing to delete): the row becomes a tombstone, the edits held behind it go. */
     async ackDeleted(sent: StoredChange, now: number) {
       return edit(async (ws) => {
         const current = await ws.loadChange(sent.id!);
         if (!current) return;
         const row = ws.row(current.guid);
+        const held = ws.changes(current.guid).filter((c) => c.held && c.state === 'queued');
         // No server timestamp is known yet: keep `at` so the next pull's entry (with the server's time) wins.
         if (row?.base) ws.setBase(current.guid, { ...row.base, deleted: row.base.deleted ?? formatTimestamp(now) });
         ws.deleteChange(current);
+        // `guid` of each is kept in step with the row's key by the workset, however dropping one re-keys it.
+        for (const change of held) ws.deleteChange(change);
       });
     },
 

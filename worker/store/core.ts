@@ -2,6 +2,7 @@
 import { Dexie, type DBCore, type Middleware, type Table } from 'dexie';
 import { SyncError } from '../../src/errors.ts';
 import type { SyncDatabase } from '../../src/schema.ts';
+import { judge, type Binding, type Guard, type Owner } from './claim.ts';
 import { createWorkset, type Workset } from './workset.ts';
 
 /** Keys of the `meta` table. */
@@ -9,7 +10,7 @@ export const META = {
   cursor: 'cursor',
   binding: 'binding',
   lastSuccess: 'lastSuccess',
-  /** Changes whenever the store is wiped: a pull that began before must not store its cursor after. */
+  /** Changes whenever the store is wiped: a run that began before writes nothing after (see `Guard`). */
   epoch: 'epoch',
   /** Where the next pull's overlap may start (see `PullSink.tail`), written with the cursor. */
   tail: 'tail',
@@ -50,9 +51,17 @@ export interface StoreCore {
   read<T>(work: () => Promise<T>): Promise<T>;
   /** Run `work` in one transaction over `tables`: every access to the database goes through here (see `createStoreCore`). */
   transact<T>(mode: 'r' | 'rw', tables: Table[], work: () => Promise<T>): Promise<T>;
+  /** The same core whose every transaction checks `guard` inside itself (see `Guard`). */
+  guarded(guard: Guard): StoreCore;
+  /** The same core without a guard: binding and wiping the store are what guards check. */
+  readonly unguarded: StoreCore;
 }
 
-/** Turn Dexie/IndexedDB failures into `SyncError`s (quota first: it is the one a user can act on). */
+/**
+ * Turn Dexie/IndexedDB failures into `SyncError`s: `closed`, `quota` (the one a user can act on), and every
+ * other failure of the browser's storage as `storage`, the original kept as `cause`. Anything else (a bug in
+ * the engine) is left as it is, to be seen as one.
+ */
 export function storageError(error: unknown): unknown {
   if (error instanceof SyncError) return error;
   // close() (or another context deleting the database) cut the transaction off: whether it committed is
@@ -66,6 +75,11 @@ export function storageError(error: unknown): unknown {
   }
   if (names.some((n) => n === 'QuotaExceededError' || n === 'QuotaExceeded')) {
     return new SyncError('quota', 'the browser refused to store more data (storage quota exceeded)', { cause: error });
+  }
+  if (error instanceof Dexie.DexieError || (typeof DOMException === 'function' && error instanceof DOMException)) {
+    const name = names.find((n) => n !== 'undefined' && n !== 'Error') ?? 'Error';
+    const message = error instanceof Error ? error.message : String(error);
+    return new SyncError('storage', `the browser's storage failed (${name}): ${message}`, { cause: error });
   }
   return error;
 }
@@ -136,49 +150,90 @@ export function isWebKit(userAgent = globalThis.navigator?.userAgent ?? ''): boo
  * pages queue behind each other and reads do not wait behind edits.
  */
 export function createStoreCore(db: SyncDatabase, serial = isWebKit()): StoreCore {
-  // `meta` only where it is used: another tab's status reads and binding check never wait behind an edit.
+  // `meta` only where it is used: another tab's status reads never wait behind an unguarded edit.
   const data = [db.subscriptions, db.outbox, db.aliases];
   const all = [...data, db.meta];
   const idle = serial ? trackTransactions(db) : () => Promise.resolve();
   let turn: Promise<unknown> = Promise.resolve();
 
-  function transact<T>(mode: 'r' | 'rw', tables: Table[], work: () => Promise<T>): Promise<T> {
-    const run = () => db.transaction(mode, tables, work);
-    // Called inside one of these transactions (the store's parts do not, but a nested call must not wait for
-    // the transaction it runs in): Dexie runs it in that transaction.
-    if (!serial || Dexie.currentTransaction) return run().catch((error: unknown) => Promise.reject(storageError(error)));
-    const result = turn.then(run);
-    turn = result.then(idle, idle);
-    return result.catch((error: unknown) => Promise.reject(storageError(error)));
+  /** Run `work` checking `guard` inside the same transaction: a refusal throws, which aborts it whole. */
+  async function checked<T>(guard: Guard, mode: 'r' | 'rw', work: () => Promise<T>): Promise<T> {
+    // Asked first: a run's batch issues its writes while an earlier one still commits, and checks before its own commits.
+    const owner: Promise<Owner> = db.meta.bulkGet([META.binding, META.epoch]).then(([binding, epoch]) => ({
+      binding: binding?.value as Binding | undefined,
+      epoch: typeof epoch?.value === 'string' ? epoch.value : undefined,
+    }));
+    if (guard.kind !== 'run') {
+      const found = await owner;
+      const verdict = judge(guard, found, db.name);
+      if (verdict instanceof SyncError) throw verdict;
+      if (verdict === 'claim' && mode === 'rw') {
+        await db.meta.put({ key: META.binding, value: guard.binding });
+        if (found.epoch === undefined) await db.meta.put({ key: META.epoch, value: crypto.randomUUID() });
+      }
+      return work();
+    }
+    let result: T;
+    try {
+      result = await work();
+    } catch (error) {
+      // The store changed under the run: that, not what it did to the work, is the reason.
+      const verdict = judge(guard, await owner, db.name);
+      throw verdict instanceof SyncError ? verdict : error;
+    }
+    const verdict = judge(guard, await owner, db.name);
+    if (verdict instanceof SyncError) throw verdict;
+    return result;
   }
 
-  return {
-    db,
-    transact,
-    async edit(work, fresh, meta = false) {
-      const run = (assumeFresh: boolean) =>
-        transact('rw', meta ? all : data, async () => {
-          // Another tab may have queued a change since the pull began: then nothing can be assumed absent. The
-          // count is asked first but awaited last: a fresh unit of work reads nothing, so its rows are computed
-          // and its writes issued while an earlier transaction still commits (see `pull` in engine/pull.ts).
-          const queued = assumeFresh ? db.outbox.count() : undefined;
-          const ws = createWorkset(db, fresh && assumeFresh ? (key) => !((fresh.pull.written.get(key) ?? Infinity) < fresh.batch) : undefined);
-          const result = await work(ws);
-          const changed = await ws.flush();
-          // Whatever it wrote beyond the keys its batch claimed (nothing, as pulls write today) later batches read.
-          if (fresh) for (const key of ws.written()) if (!fresh.pull.written.has(key)) fresh.pull.written.set(key, fresh.batch);
-          if (queued && (await queued) !== 0) throw new NotFresh();
-          return { result, changed };
-        });
-      try {
-        return await run(fresh !== undefined);
-      } catch (error) {
-        if (!(error instanceof NotFresh)) throw error;
-        return await run(false);
-      }
-    },
-    read(work) {
-      return transact('r', data, work);
-    },
-  };
+  function make(guard: Guard | undefined): StoreCore {
+    function transact<T>(mode: 'r' | 'rw', tables: Table[], work: () => Promise<T>): Promise<T> {
+      const scope = guard && !tables.includes(db.meta) ? [...tables, db.meta] : tables;
+      // An `async` wrapper: Dexie keeps its transaction across native awaits only in scope functions it sees are async.
+      const run = () => db.transaction(mode, scope, guard ? async () => checked(guard, mode, work) : work);
+      // Called inside one of these transactions (the store's parts do not, but a nested call must not wait for
+      // the transaction it runs in): Dexie runs it in that transaction.
+      if (!serial || Dexie.currentTransaction) return run().catch((error: unknown) => Promise.reject(storageError(error)));
+      const result = turn.then(run);
+      turn = result.then(idle, idle);
+      return result.catch((error: unknown) => Promise.reject(storageError(error)));
+    }
+
+    const core: StoreCore = {
+      db,
+      transact,
+      async edit(work, fresh, meta = false) {
+        const run = (assumeFresh: boolean) =>
+          transact('rw', meta ? all : data, async () => {
+            // Another tab may have queued a change since the pull began: then nothing can be assumed absent. The
+            // count is asked first but awaited last: a fresh unit of work reads nothing, so its rows are computed
+            // and its writes issued while an earlier transaction still commits (see `pull` in engine/pull.ts).
+            const queued = assumeFresh ? db.outbox.count() : undefined;
+            const ws = createWorkset(db, fresh && assumeFresh ? (key) => !((fresh.pull.written.get(key) ?? Infinity) < fresh.batch) : undefined);
+            const result = await work(ws);
+            const changed = await ws.flush();
+            // Whatever it wrote beyond the keys its batch claimed (nothing, as pulls write today) later batches read.
+            if (fresh) for (const key of ws.written()) if (!fresh.pull.written.has(key)) fresh.pull.written.set(key, fresh.batch);
+            if (queued && (await queued) !== 0) throw new NotFresh();
+            return { result, changed };
+          });
+        try {
+          return await run(fresh !== undefined);
+        } catch (error) {
+          if (!(error instanceof NotFresh)) throw error;
+          return await run(false);
+        }
+      },
+      read(work) {
+        return transact('r', data, work);
+      },
+      guarded: (next) => make(next),
+      get unguarded() {
+        return guard ? make(undefined) : core;
+      },
+    };
+    return core;
+  }
+
+  return make(undefined);
 }

@@ -35,7 +35,8 @@ export function createEdits(core: StoreCore, newGuid: () => string) {
         const row = ws.row(key);
         const changes = ws.changes(key);
         const last = changes[changes.length - 1];
-        if (row && !row.base && last?.kind === 'add' && last.state === 'queued' && !last.sent && !inFlight.has(last.id ?? -1)) {
+        // Not into an add held behind a deletion: this add comes after it, and must survive it.
+        if (row && !row.base && last?.kind === 'add' && last.state === 'queued' && !last.sent && !last.held && !inFlight.has(last.id ?? -1)) {
           last.feedUrl = feedUrl;
           last.version++;
           return ws.putChange(last);
@@ -78,7 +79,11 @@ export function createEdits(core: StoreCore, newGuid: () => string) {
       }
     },
 
-    /** Queue a deletion; queued edits of the same subscription are dropped (they would be deleted anyway). */
+    /**
+     * Queue a deletion. The subscription's queued edits that cannot have reached the server wait behind it
+     * (re-queued after it, marked `held`): dropped once the deletion succeeds (see `ackDeleted`), sent if the
+     * server refuses it or rolls it back. An add or a move that may have reached the server stays ahead of it.
+     */
     async remove(guid: string, now: number, inFlight: ReadonlySet<number>) {
       return edit(async (ws) => {
         await ws.preload([guid]);
@@ -86,16 +91,20 @@ export function createEdits(core: StoreCore, newGuid: () => string) {
         const row = ws.row(key);
         if (!row || (!row.base && row.pending === 0)) throw new SyncError('not-found', `no subscription ${guid}`);
         if (row.deleted !== undefined) return key;
-        for (const change of [...ws.changes(key)]) {
-          // An add or a move that may have reached the server stays: the DELETE goes after it.
-          const keep = inFlight.has(change.id ?? -1) || change.sent === true;
-          if (change.state === 'queued' && !keep) ws.deleteChange(change);
+        const waiting = ws.changes(key).filter((c) => c.state === 'queued' && !inFlight.has(c.id ?? -1) && c.sent !== true);
+        if (!row.base && ws.changes(key).every((c) => c.state === 'failed' || waiting.includes(c))) {
+          // An add that never left this device needs no DELETE: dropping it (and its edits) is the deletion.
+          for (const change of waiting) ws.deleteChange(change);
+          return ws.resolve(key);
         }
-        // Dropping a queued guid change re-keys the row back: continue under the key it has now.
-        const current = ws.resolve(key);
-        // An add that never left this device needs no DELETE: dropping it (done above) was the deletion.
-        if (!row.base && ws.changes(current).every((c) => c.state === 'failed')) return current;
-        return ws.putChange(queued({ guid: current, kind: 'remove', ...(row.base ? { serverGuid: row.base.guid } : {}) }, now));
+        let at = ws.putChange(queued({ guid: key, kind: 'remove', ...(row.base ? { serverGuid: row.base.guid } : {}) }, now));
+        for (const change of waiting) {
+          // The copy goes in before the original goes out: a queued guid change keeps keying the row throughout.
+          const { id: _id, ...rest } = change;
+          ws.putChange({ ...rest, guid: at, held: true });
+          at = ws.deleteChange(change);
+        }
+        return at;
       });
     },
 

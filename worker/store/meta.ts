@@ -1,57 +1,40 @@
 // The store's bookkeeping: which server (and account, and protocol) it belongs to, the pull cursor, the
-// epoch that tells a pull the store was wiped under it, and the time of the last successful sync.
-import { SyncError } from '../../src/errors.ts';
+// epoch that tells a run the store was wiped under it, and the time of the last successful sync.
 import { META, type StoreCore } from './core.ts';
+import type { Binding } from './claim.ts';
 
-/** What a store is bound to: one server and, when given, one account and protocol. */
-export interface Binding {
-  server: string;
-  account?: string;
-  /** Absent in stores written before protocols existed: those are Open Podcast API stores. */
-  protocol?: string;
-}
-
-const protocolOf = (binding: Binding): string => binding.protocol ?? 'opa';
+export type { Binding } from './claim.ts';
 
 /** The store's bookkeeping reads and writes. */
-export function createMeta({ db, transact }: StoreCore) {
+export function createMeta(core: StoreCore) {
+  const { db, transact } = core;
   const value = (key: string): Promise<unknown> => transact('r', [db.meta], async () => (await db.meta.get(key))?.value);
   return {
-    /** Check (or record, on first use) which server, account and protocol this database belongs to. */
-    async bind(binding: Binding): Promise<void> {
-      await transact('rw', [db.meta], async () => {
-        if (!(await db.meta.get(META.epoch))) await db.meta.put({ key: META.epoch, value: crypto.randomUUID() });
-        const stored = (await db.meta.get(META.binding))?.value as Binding | undefined;
-        if (!stored) {
-          await db.meta.put({ key: META.binding, value: binding });
-          return;
-        }
-        const accountClash = binding.account !== undefined && stored.account !== undefined && stored.account !== binding.account;
-        if (stored.server !== binding.server || accountClash || protocolOf(stored) !== protocolOf(binding)) {
-          const who = `${stored.server}${stored.account ? ` (account ${stored.account})` : ''}${stored.protocol ? ` over ${stored.protocol}` : ''}`;
-          throw new SyncError('account-mismatch', `database "${db.name}" holds data of ${who}; call clear() to reuse it`);
-        }
-        if (binding.account !== undefined && stored.account === undefined) await db.meta.put({ key: META.binding, value: binding });
-      });
+    /**
+     * Check (or record, on first use) which server, account and protocol this database belongs to; resolves
+     * with the store's epoch (what a run's writes check, see `Guard`), rejects with `account-mismatch`.
+     */
+    async bind(binding: Binding): Promise<string> {
+      const claim = core.unguarded.guarded({ kind: 'claim', binding });
+      return claim.transact('rw', [db.meta], async () => String((await db.meta.get(META.epoch))?.value));
     },
 
     /** Wipe everything, binding included: the store belongs to no one until its next use binds it again. */
     async clear(): Promise<void> {
       const tables = [db.subscriptions, db.outbox, db.aliases, db.meta];
-      await transact('rw', tables, async () => {
+      await core.unguarded.transact('rw', tables, async () => {
         await Promise.all(tables.map((t) => t.clear()));
         await db.meta.put({ key: META.epoch, value: crypto.randomUUID() });
       });
     },
 
-    /** What a pull starts from, in one read: cursor, tail, epoch, and (without a cursor) whether the store is empty. */
-    async pullStart(): Promise<{ cursor?: number; tail?: number; epoch?: string; empty: boolean }> {
+    /** What a pull starts from, in one read: cursor, tail, and (without a cursor) whether the store is empty. */
+    async pullStart(): Promise<{ cursor?: number; tail?: number; empty: boolean }> {
       return transact('r', [db.meta, db.subscriptions, db.aliases, db.outbox], async () => {
-        const [cursor, tail, epoch] = (await db.meta.bulkGet([META.cursor, META.tail, META.epoch])).map((r) => r?.value);
-        const out: { cursor?: number; tail?: number; epoch?: string; empty: boolean } = { empty: false };
+        const [cursor, tail] = (await db.meta.bulkGet([META.cursor, META.tail])).map((r) => r?.value);
+        const out: { cursor?: number; tail?: number; empty: boolean } = { empty: false };
         if (typeof cursor === 'number') out.cursor = cursor;
         if (typeof tail === 'number') out.tail = tail;
-        if (typeof epoch === 'string') out.epoch = epoch;
         if (out.cursor === undefined) {
           const counts = await Promise.all([db.subscriptions.count(), db.aliases.count(), db.outbox.count()]);
           out.empty = counts.every((n) => n === 0);

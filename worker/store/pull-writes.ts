@@ -14,8 +14,6 @@ export interface PullCompletion {
   listed?: ReadonlySet<string>;
   /** See `PullSink.tail`: stored with the cursor (and cleared when a pull gives none). */
   tail?: number;
-  /** The store's epoch when the pull began: the cursor is not written if the store was wiped since. */
-  epoch: string | undefined;
 }
 
 function baseFrom(entry: RemoteEntry): ServerBase {
@@ -95,14 +93,11 @@ export function createPullWrites({ db, edit, read }: StoreCore) {
             }
           }
         }
-        // Compare-and-set: if the store was wiped since the pull began, its earlier pages are gone too.
-        if (completion.epoch === undefined || (await db.meta.get(META.epoch))?.value === completion.epoch) {
-          await db.meta.put({ key: META.cursor, value: cursor });
-          if (completion.tail === undefined) await db.meta.delete(META.tail);
-          else await db.meta.put({ key: META.tail, value: completion.tail });
-          return true;
-        }
-        return false;
+        // A store wiped since the pull began (its earlier pages gone too) is refused by the run's guard (see `Guard`).
+        await db.meta.put({ key: META.cursor, value: cursor });
+        if (completion.tail === undefined) await db.meta.delete(META.tail);
+        else await db.meta.put({ key: META.tail, value: completion.tail });
+        return true;
       }, unit, completion?.cursor !== undefined);
     },
   };

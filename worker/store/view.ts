@@ -11,17 +11,21 @@ export function fold(
   let feedUrl = base?.feedUrl ?? '';
   let isSubscribed = base?.isSubscribed ?? true;
   let deleted = base?.deleted;
+  /** A live deletion hides the edits held behind it (they only matter if it fails). */
+  let removing = false;
   for (const change of changes) {
-    if (change.state === 'failed') continue;
+    if (change.state === 'failed' || (change.held && removing)) continue;
     if (change.kind === 'add') {
       feedUrl = change.feedUrl ?? feedUrl;
       isSubscribed = true;
       deleted = undefined;
+      removing = false;
     } else if (change.kind === 'update' && change.change) {
       if (change.change.feedUrl !== undefined) feedUrl = change.change.feedUrl;
       if (change.change.isSubscribed !== undefined) isSubscribed = change.change.isSubscribed;
     } else if (change.kind === 'remove') {
       deleted = formatTimestamp(change.createdAt);
+      removing = true;
     }
   }
   return deleted === undefined ? { feedUrl, isSubscribed } : { feedUrl, isSubscribed, deleted };
