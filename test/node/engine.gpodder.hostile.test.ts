@@ -1,0 +1,114 @@
+// The gPodder transport against a hostile world (issue 16): a dead server coming back, timestamps that go
+// backwards or out of range, huge answers, 413s, looping update_urls.
+import { afterEach, describe, expect, it } from 'vitest';
+import { startGpodderServer } from '../server/gpodder/server.ts';
+import { wallTime } from '../server/listen.ts';
+import type { GpodderDialect, GpodderServer } from '../server/gpodder/types.ts';
+import { createSyncEngine, type SyncEngine } from '../../worker/index.ts';
+import type { SyncOptions } from '../../src/types.ts';
+import { settle, uniqueDb, until } from './helpers.ts';
+
+const PASSWORD = 'alice-password';
+const feed = (n: number | string) => `https://feeds.example/show-${n}.xml`;
+
+const open: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  while (open.length) await open.pop()!.close().catch(() => undefined);
+});
+
+/** A server whose clock moves a second per reading (the protocol's clock is in seconds). */
+async function gpodder(dialect: GpodderDialect = 'mygpo'): Promise<GpodderServer> {
+  let now = 1_700_000_000_000;
+  const s = await startGpodderServer({ port: 0, dialect, time: { ...wallTime, now: () => (now += 1000) } });
+  open.push(s);
+  if (dialect === 'mygpo') s.registerDevice('web-player');
+  return s;
+}
+
+function engine(s: GpodderServer, extra: Partial<SyncOptions> = {}): SyncEngine {
+  const e = createSyncEngine({
+    protocol: 'gpodder',
+    baseUrl: s.url,
+    auth: { type: 'basic', username: 'alice', password: PASSWORD },
+    device: 'web-player',
+    dbName: uniqueDb('gpodder-hostile'),
+    pullInterval: 0,
+    pushDelay: 0,
+    timeout: 2000,
+    retry: { baseDelay: 10, maxDelay: 100 },
+    ...extra,
+  });
+  open.push(e);
+  return e;
+}
+
+const uploads = (s: GpodderServer) => s.log().filter((r) => r.method === 'POST' && /subscriptions\//.test(r.path));
+
+/**
+ * A fetch that can play a dead server (the request goes to a port nobody listens on: connection refused) and
+ * counts every URL found in two uploads under way at once (the same change in two requests).
+ */
+function deadOrAlive(s: GpodderServer) {
+  const flying = new Map<string, number>();
+  const control = { dead: false, overlaps: 0 };
+  const fetchImpl: typeof fetch = async (input, init) => {
+    if (control.dead) return fetch(String(input).replace(new URL(s.url).origin, 'http://127.0.0.1:9'), init);
+    const body = init?.method === 'POST' && typeof init.body === 'string' ? (JSON.parse(init.body) as { add?: unknown; remove?: unknown }) : {};
+    const urls = [body.add, body.remove].flatMap((list) => (Array.isArray(list) ? (list as string[]) : []));
+    for (const u of urls) {
+      if (flying.has(u)) control.overlaps++;
+      flying.set(u, (flying.get(u) ?? 0) + 1);
+    }
+    try {
+      return await fetch(input, init);
+    } finally {
+      for (const u of urls) if (flying.get(u) === 1) flying.delete(u);
+      else flying.set(u, flying.get(u)! - 1);
+    }
+  };
+  return Object.assign(control, { fetch: fetchImpl });
+}
+
+/** 100 feeds subscribed, then 1,000 toggles of them made while the server is dead. */
+async function togglesWhileDead(): Promise<{ s: GpodderServer; e: SyncEngine; net: ReturnType<typeof deadOrAlive> }> {
+  const s = await gpodder();
+  const net = deadOrAlive(s);
+  const e = engine(s, { fetch: net.fetch });
+  for (let i = 0; i < 100; i++) await e.add(feed(i));
+  await settle(e);
+  net.dead = true;
+  // Each edit starts a push that fails against the dead server: changes get backoffs of their own, and
+  // edits made while one was in flight queue behind it.
+  for (let round = 0; round < 10; round++) {
+    for (let i = 0; i < 100; i++) await e.update(feed(i), { isSubscribed: round % 2 === 0 });
+  }
+  await until(async () => !['pushing', 'pulling'].includes((await e.status()).phase), 5000, 'the pushes to end');
+  return { s, e, net };
+}
+
+describe('gPodder: a dead server coming back (item 6)', () => {
+  it('1,000 toggles of 100 feeds while the server is down: one upload once it is back, no change in two requests at once', async () => {
+    const { s, e, net } = await togglesWhileDead();
+    const before = uploads(s).length;
+    net.dead = false;
+    await settle(e);
+    expect(net.overlaps).toBe(0);
+    expect(uploads(s).length - before).toBe(1);
+    // 1,000 toggles, the last one of each feed an unsubscribe: only that last word counts.
+    expect(s.subscribed({ device: 'web-player' })).toEqual([]);
+    expect((await e.subscriptions({ subscribed: false })).length).toBe(100);
+    expect(await e.failed()).toEqual([]);
+  }, 60_000);
+
+  it('found back by a retry timer: the first upload that gets an answer brings the rest along in one more', async () => {
+    const { s, e, net } = await togglesWhileDead();
+    const before = uploads(s).length;
+    net.dead = false;
+    // No sync(): the engine's own timers (each change's retry, the pull retry) find the server back, and the
+    // queue is not split by each change's own retry time.
+    await until(async () => (await e.pending()).length === 0, 10_000, 'the queue to drain');
+    expect(net.overlaps).toBe(0);
+    expect(uploads(s).length - before).toBeLessThanOrEqual(2);
+    expect(s.subscribed({ device: 'web-player' })).toEqual([]);
+  }, 60_000);
+});
