@@ -6,6 +6,10 @@ import { wallTime } from '../server/listen.ts';
 import type { GpodderDialect, GpodderServer } from '../server/gpodder/types.ts';
 import { createSyncEngine, type SyncEngine } from '../../worker/index.ts';
 import type { SyncOptions } from '../../src/types.ts';
+import type { StoredChange } from '../../src/schema.ts';
+import { systemClock } from '../../worker/clock.ts';
+import { MAX_UPLOAD_URLS, sendGpodder } from '../../worker/gpodder/send.ts';
+import { createHttp } from '../../worker/http.ts';
 import { settle, uniqueDb, until } from './helpers.ts';
 
 const PASSWORD = 'alice-password';
@@ -111,4 +115,46 @@ describe('gPodder: a dead server coming back (item 6)', () => {
     expect(uploads(s).length - before).toBeLessThanOrEqual(2);
     expect(s.subscribed({ device: 'web-player' })).toEqual([]);
   }, 60_000);
+});
+
+describe('gPodder: an upload too large for the server or a proxy (item 16)', () => {
+  it('a 413 splits the upload as a 400 does: every change arrives, none is listed in failed()', async () => {
+    const s = await gpodder();
+    // A proxy in front of the server with a small body limit.
+    const limited: typeof fetch = (input, init) =>
+      typeof init?.body === 'string' && init.method === 'POST' && init.body.length > 500
+        ? Promise.resolve(new Response('Request Entity Too Large', { status: 413 }))
+        : fetch(input, init);
+    const e = engine(s, { fetch: limited });
+    await e.sync();
+    e.setOnline(false);
+    for (let i = 0; i < 40; i++) await e.add(feed(i));
+    e.setOnline(true);
+    await settle(e);
+    expect(await e.failed()).toEqual([]);
+    expect(s.subscribed({ device: 'web-player' }).length).toBe(40);
+    expect(uploads(s).length).toBeGreaterThan(1);
+  });
+
+  it(`an upload carries at most ${MAX_UPLOAD_URLS} URLs`, async () => {
+    const s = await gpodder();
+    const http = createHttp({
+      baseUrl: s.url,
+      fetch,
+      clock: systemClock,
+      timeout: 10_000,
+      auth: () => ({ type: 'basic', username: 'alice', password: PASSWORD }),
+      signal: new AbortController().signal,
+    });
+    const n = MAX_UPLOAD_URLS * 2 + 500;
+    const items = Array.from({ length: n }, (_, i) => {
+      const change: StoredChange = { id: i + 1, guid: feed(i), kind: 'add', feedUrl: feed(i), state: 'queued', version: 1, attempts: 0, notBefore: 0, createdAt: 0 };
+      return { change, target: undefined };
+    });
+    const outcomes = await sendGpodder(http, 'api/2/subscriptions/alice/web-player.json', items, () => undefined);
+    expect(outcomes.every((o) => o.type === 'added')).toBe(true);
+    const sizes = uploads(s).map((r) => (r.body as { add: string[] }).add.length);
+    expect(sizes).toEqual([MAX_UPLOAD_URLS, MAX_UPLOAD_URLS, 500]);
+    expect(s.subscribed({ device: 'web-player' }).length).toBe(n);
+  });
 });
