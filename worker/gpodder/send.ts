@@ -7,6 +7,7 @@ import type { StoredChange } from '../../src/schema.ts';
 import type { Http } from '../http.ts';
 import { formatTimestamp } from '../time.ts';
 import type { SendItem, SendOutcome } from '../transport.ts';
+import { renames } from './renames.ts';
 import { parseUploaded, type WireUpload, type WireUploaded } from './wire.ts';
 
 /** One change as list operations. */
@@ -32,8 +33,8 @@ function opsFor({ change, target, isSubscribed }: SendItem): Ops | SyncError {
 
 /** What the server's answer means for one change. */
 function outcomeOf(item: SendItem, answer: WireUploaded): SendOutcome {
-  const renamed = new Map(answer.update_urls);
-  const final = (url: string) => (renamed.has(url) ? renamed.get(url)! : url);
+  const renamed = renames(answer.update_urls);
+  const final = (url: string) => renamed.get(url) ?? url;
   const stamp = formatTimestamp(answer.timestamp * 1000);
   const { change, target } = item;
   if (change.kind === 'remove') return { type: 'deleted' };
