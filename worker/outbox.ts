@@ -55,6 +55,29 @@ function heads(changes: StoredChange[]): StoredChange[] {
   return [...byRow.values()];
 }
 
+/** An update that only sets the subscribed flag: the server entity it addresses is the same after it. */
+const flagOnly = (c: StoredChange) => c.kind === 'update' && c.state === 'queued' && c.change?.feedUrl === undefined && c.change?.guid === undefined;
+
+/**
+ * The heads, each followed (when it and they only set the flag) by the flag changes queued behind it: one
+ * request of a batching protocol carries them in order, the last one's word winning. A change queued behind
+ * one that was in flight when it was made would otherwise cost an upload of its own.
+ */
+function withFollowers(changes: StoredChange[], chosen: StoredChange[], open: (c: StoredChange) => boolean): StoredChange[] {
+  const heads = new Set(chosen.filter(flagOnly).map((c) => c.guid));
+  const out = [...chosen];
+  const cut = new Set<string>();
+  const seen = new Set<string>();
+  for (const change of changes) {
+    const first = !seen.has(change.guid);
+    seen.add(change.guid);
+    if (first || !heads.has(change.guid) || cut.has(change.guid)) continue;
+    if (flagOnly(change) && open(change)) out.push(change);
+    else cut.add(change.guid);
+  }
+  return out;
+}
+
 /** Send everything that is due; resolves when nothing due is left. */
 export async function push(ctx: PushContext): Promise<PushResult> {
   const result: PushResult = { pushed: 0, failed: 0 };
@@ -63,42 +86,62 @@ export async function push(ctx: PushContext): Promise<PushResult> {
     if (settled === 'done') result.pushed++;
     if (settled === 'failed') result.failed++;
   };
+  // Whether the server answered a request of this run: it is back, so what waits out a backoff of its own goes.
+  let answered = false;
   for (;;) {
     if (ctx.halted()) return result;
-    const all = heads(await ctx.store.pendingChanges());
+    const pending = await ctx.store.pendingChanges();
+    const all = heads(pending);
     const now = ctx.now();
-    const ready = (c: StoredChange) => isReady(c, now, ctx.force === true);
+    // Once the server answered in this run it is back: what waits out a backoff of its own goes (never a server hold).
+    const ready = (c: StoredChange) => isReady(c, now, ctx.force === true || answered);
     // One attempt per change per run: a change failing faster than its backoff must not spin this run.
-    let due = all.filter((c) => ready(c) && !ctx.inFlight.has(c.id!) && !attempted.has(c.id!));
-    for (const c of due) attempted.add(c.id!);
+    const open = (c: StoredChange) => !ctx.inFlight.has(c.id!) && !attempted.has(c.id!);
+    let due = all.filter((c) => ready(c) && open(c));
+    // Once the server answers, a batching protocol's request also carries the flag changes queued behind each
+    // head it sends (not before: riding with requests that fail would keep them in flight, and every edit then
+    // queues one more behind them).
+    if (ctx.transport.batching === 'all' && (ctx.force === true || answered)) due = withFollowers(pending, due, open);
+    // In flight from here, before any await: an edit made meanwhile queues behind it instead of folding into a
+    // copy already on its way (which would then be sent twice), and no other request takes it.
+    for (const c of due) {
+      attempted.add(c.id!);
+      ctx.inFlight.add(c.id!);
+    }
     const waiting = all.filter((c) => !due.includes(c) && !ctx.inFlight.has(c.id!));
     // A change already tried in this run goes again in a later run, never sooner than its own time.
     result.wakeAt = waiting.length ? Math.min(...waiting.map((c) => dueAt(c, now))) : undefined;
     if (!due.length) return result;
-    // Adds and moves are marked before they leave: one that may have reached the server is never folded into
-    // (a second move of a gPodder feed does not compose with the first: the middle URL would stay subscribed).
-    const needsMark = (c: StoredChange) => (c.kind === 'add' || c.change?.guid !== undefined) && !c.sent;
-    const marked = await ctx.store.markSent(due.filter(needsMark).map((c) => c.id!));
-    due = due.flatMap((c) => (!needsMark(c) ? [c] : marked.has(c.id!) ? [marked.get(c.id!)!] : []));
-    if (ctx.transport.batching === 'all') {
-      const settled = await sendBatch(ctx, due);
-      settled.forEach((s, i) => (s === 'deferred' ? attempted.delete(due[i]!.id!) : count(s)));
-      continue;
-    }
-    let cursor = 0;
-    const worker = async () => {
-      while (cursor < due.length && !ctx.halted()) {
-        const [settled] = await sendBatch(ctx, [due[cursor++]!]);
-        count(settled!);
+    const taken = due;
+    try {
+      // Adds and moves are marked before they leave: one that may have reached the server is never folded into
+      // (a second move of a gPodder feed does not compose with the first: the middle URL would stay subscribed).
+      const needsMark = (c: StoredChange) => (c.kind === 'add' || c.change?.guid !== undefined) && !c.sent;
+      const marked = await ctx.store.markSent(due.filter(needsMark).map((c) => c.id!));
+      due = due.flatMap((c) => (!needsMark(c) ? [c] : marked.has(c.id!) ? [marked.get(c.id!)!] : []));
+      if (ctx.transport.batching === 'all') {
+        const settled = await sendBatch(ctx, due);
+        settled.forEach((s, i) => (s === 'deferred' ? attempted.delete(due[i]!.id!) : count(s)));
+        answered ||= settled.includes('done');
+        continue;
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(ctx.concurrency, due.length) }, worker));
+      let cursor = 0;
+      const worker = async () => {
+        while (cursor < due.length && !ctx.halted()) {
+          const [settled] = await sendBatch(ctx, [due[cursor++]!]);
+          count(settled!);
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(ctx.concurrency, due.length) }, worker));
+    } finally {
+      // What was not sent (halted, or gone from the queue) is free again.
+      for (const c of taken) ctx.inFlight.delete(c.id!);
+    }
   }
 }
 
-/** Send changes in one transport call and settle each outcome. */
+/** Send changes (marked in flight by the caller) in one transport call and settle each outcome. */
 async function sendBatch(ctx: PushContext, changes: StoredChange[]): Promise<Settled[]> {
-  for (const change of changes) ctx.inFlight.add(change.id!);
   try {
     const items: SendItem[] = await Promise.all(
       changes.map(async (change) => {

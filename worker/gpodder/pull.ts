@@ -1,8 +1,22 @@
-// gPodder pull: one request for every change since the cursor (no paging in this protocol).
+// gPodder pull: one request for every change since the cursor (no paging in this protocol), written in batches.
 import type { Http } from '../http.ts';
 import { formatTimestamp } from '../time.ts';
 import type { PullSink, RemoteEntry } from '../transport.ts';
+import { renames } from './renames.ts';
 import { parseChanges, type WireChanges } from './wire.ts';
+
+/**
+ * Entries per store transaction. An answer has no pages, but a first pull of a large account is one body:
+ * written whole it would be one transaction holding every row; in batches of a page's size (the OPA default)
+ * each commits on its own, and the cursor only with the last.
+ */
+export const PULL_BATCH = 500;
+
+/** What a pull committed, and the offset its entries were ordered with (see `pullGpodder`). */
+export interface PullResult {
+  committed: boolean;
+  offset: number;
+}
 
 /**
  * Pull the changes since the sink's cursor (seconds on the wire, ms in the store), then since each of this
@@ -10,39 +24,70 @@ import { parseChanges, type WireChanges } from './wire.ts';
  * (+1 per subscribe, -1 per unsubscribe): an upload of ours and another device's undoing of it inside one
  * window cancel out, and the undo would never be seen. A window that starts at our upload shows it. The
  * later windows' answers are applied last (they are the newer word on what they list).
+ *
+ * `offset` (ms) is added to the server's clock to order entries against what the store holds: 0 until the
+ * server's clock goes back, then enough to put its new clock after every stamp it gave before (a reset or
+ * restored server's answers must win over the state it gave before, and so must its later changes).
  */
-export async function pullGpodder(http: Http, path: string, sink: PullSink, marks: readonly number[] = []): Promise<boolean> {
+export async function pullGpodder(http: Http, path: string, sink: PullSink, marks: readonly number[] = [], offset = 0): Promise<PullResult> {
   // The last answer's own `timestamp`, as the protocol says. No overlap: these servers answer with the net
   // effect since `since`, so re-asking a window that holds this device's own upload would net out another
   // device's undoing of it. (mygpo's `since` is exclusive with whole seconds: a change made in the second of
   // the last answer, after it, is not seen until it changes again. opodsync's is inclusive: no such gap.)
-  const since = sink.cursor === undefined ? 0 : Math.floor(sink.cursor / 1000);
-  const windows = [since, ...[...new Set(marks)].filter((m) => m > since).sort((a, b) => a - b)];
+  let since = sink.cursor === undefined ? 0 : Math.floor(sink.cursor / 1000);
+  let windows = [since, ...[...new Set(marks)].filter((m) => m > since).sort((a, b) => a - b)];
+  let answers = await ask(http, path, windows);
+  if (!answers) {
+    // An answer older than what it was asked from: the server was reset or restored from a backup, and its
+    // changes since our cursor are not changes since our state. Ask for everything, as a first pull does.
+    const before = Math.max(sink.cursor ?? 0, ...marks.map((m) => m * 1000));
+    since = 0;
+    windows = [0];
+    answers = (await ask(http, path, windows))!;
+    offset = Math.max(offset, offset + before - answers[0]!.timestamp * 1000 + 1000);
+  }
   const entries = new Map<string, RemoteEntry>();
-  let cursor = sink.cursor ?? 0;
+  for (const changes of answers) collect(changes, entries, offset);
+  // The next `since` is the newest answer's own clock (never the old cursor: that one may be a reset server's past).
+  const cursor = Math.max(...answers.map((a) => a.timestamp)) * 1000;
+  // Everything since 0 is the whole list: a row it does not name has no record on the server (into an empty
+  // store there is nothing else to find).
+  const listed = since === 0 && !sink.empty ? new Set([...entries.values()].map((e) => e.newGuid ?? e.guid)) : undefined;
+  // The URLs first, then the old names leading to them (a name's target is then stored before it).
+  const all = [...entries.values()].sort((a, b) => Number(a.standalone !== true) - Number(b.standalone !== true));
+  const batches = Array.from({ length: Math.max(1, Math.ceil(all.length / PULL_BATCH)) }, (_, i) => all.slice(i * PULL_BATCH, (i + 1) * PULL_BATCH));
+  for (const batch of batches.slice(0, -1)) await sink.apply(batch);
+  const committed = await sink.apply(batches[batches.length - 1]!, { cursor, ...(listed ? { listed } : {}) });
+  sink.progress({ pages: windows.length, entries: entries.size });
+  return { committed, offset };
+}
+
+/** Ask each window in turn; undefined when an answer's clock is before the time it was asked from. */
+async function ask(http: Http, path: string, windows: readonly number[]): Promise<WireChanges[] | undefined> {
+  const answers: WireChanges[] = [];
   for (const from of windows) {
     const changes = parseChanges((await http.request('GET', http.url(path, { since: from }))).body);
-    collect(changes, entries);
-    cursor = Math.max(cursor, changes.timestamp * 1000);
+    if (changes.timestamp < from) return undefined;
+    answers.push(changes);
   }
-  const committed = await sink.apply([...entries.values()], { cursor });
-  sink.progress({ pages: windows.length, entries: entries.size });
-  return committed;
+  return answers;
 }
 
 /** Fold one answer into the entries (a later answer's word on a URL replaces an earlier one's). */
-function collect(changes: WireChanges, entries: Map<string, RemoteEntry>): void {
-  // The answer is the server's state at its `timestamp`: every entry is stamped with it.
-  const at = changes.timestamp * 1000;
-  const stamp = formatTimestamp(at);
+function collect(changes: WireChanges, entries: Map<string, RemoteEntry>, offset: number): void {
+  // The answer is the server's state at its `timestamp`: every entry is stamped with it (and ordered by it, on
+  // the timeline kept across the server's clock going back).
+  const stamp = formatTimestamp(changes.timestamp * 1000);
+  const at = changes.timestamp * 1000 + offset;
   const put = (url: string, isSubscribed: boolean) =>
     entries.set(url, { guid: url, feedUrl: url, isSubscribed, subscriptionChanged: stamp, at, dataAt: at, standalone: true });
   for (const url of changes.add) put(url, true);
   // A URL in both lists (a server that does not net them out) ends removed, as opodsync stores it.
   for (const url of changes.remove) put(url, false);
-  for (const [from, to] of changes.update_urls) {
-    // The server renamed a URL: like a guid chain, the old one leads to the new one.
-    const entry = entries.get(to);
-    if (to !== '' && from !== to && entry) entries.set(from, { ...entry, guid: from, newGuid: to, guidChanged: stamp, standalone: false });
+  for (const [from, to] of renames(changes.update_urls)) {
+    // The server renamed a URL: like a guid chain, the old one leads to the new one. The target is the URL the
+    // chain ends at, never another old name, so a row's guid stays its feed URL.
+    const entry = to === '' ? undefined : entries.get(to);
+    if (entry?.standalone) entries.set(from, { ...entry, guid: from, newGuid: to, guidChanged: stamp, standalone: false });
   }
 }

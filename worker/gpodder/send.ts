@@ -1,11 +1,13 @@
-// gPodder push: every ready change in one upload of `add`/`remove` lists. A URL never goes in both lists (the
-// later change waits for the next upload), and an upload the server refuses whole (400) is split until the
-// refused changes are found, so the good ones still go.
+// gPodder push: every ready change in one upload of `add`/`remove` lists (at most MAX_UPLOAD_URLS a request).
+// A subscription's changes fold in order, its last word on a URL winning; a URL never goes in both lists for
+// two subscriptions (the later change waits for the next upload). An upload the server refuses whole (400,
+// or 413 from a body limit in front of it) is split until the refused changes are found, so the good ones go.
 import { SyncError, isSyncError } from '../../src/errors.ts';
 import type { StoredChange } from '../../src/schema.ts';
 import type { Http } from '../http.ts';
 import { formatTimestamp } from '../time.ts';
 import type { SendItem, SendOutcome } from '../transport.ts';
+import { renames } from './renames.ts';
 import { parseUploaded, type WireUpload, type WireUploaded } from './wire.ts';
 
 /** One change as list operations. */
@@ -31,8 +33,8 @@ function opsFor({ change, target, isSubscribed }: SendItem): Ops | SyncError {
 
 /** What the server's answer means for one change. */
 function outcomeOf(item: SendItem, answer: WireUploaded): SendOutcome {
-  const renamed = new Map(answer.update_urls);
-  const final = (url: string) => (renamed.has(url) ? renamed.get(url)! : url);
+  const renamed = renames(answer.update_urls);
+  const final = (url: string) => renamed.get(url) ?? url;
   const stamp = formatTimestamp(answer.timestamp * 1000);
   const { change, target } = item;
   if (change.kind === 'remove') return { type: 'deleted' };
@@ -46,40 +48,101 @@ function outcomeOf(item: SendItem, answer: WireUploaded): SendOutcome {
   return result;
 }
 
-/** Send changes as one upload (splitting it when the server refuses it whole). */
+/**
+ * Most URLs in one upload. Typical feed URLs are under 100 bytes, so 1,000 make a body of about 100 KB: far
+ * below the 1 MiB that proxies in front of these servers commonly accept (nginx's default body limit), and one
+ * server transaction of a bounded size. A body refused anyway (413) is split further.
+ */
+export const MAX_UPLOAD_URLS = 1000;
+
+/** One subscription's changes in this upload, folded into the list operations they add up to. */
+interface Unit {
+  items: SendItem[];
+  add: Set<string>;
+  remove: Set<string>;
+}
+
+/** Which subscriptions (row guids) name each URL in one list. */
+type Owners = Map<string, Set<string>>;
+
+const own = (owners: Owners, url: string, row: string, on: boolean) => {
+  const rows = owners.get(url) ?? new Set<string>();
+  if (on) rows.add(row);
+  else rows.delete(row);
+  owners.set(url, rows);
+};
+const other = (owners: Owners, url: string, row: string) => [...(owners.get(url) ?? [])].some((r) => r !== row);
+
+/** Send changes as uploads of at most MAX_UPLOAD_URLS (splitting one the server refuses whole). */
 export async function sendGpodder(http: Http, path: string, items: readonly SendItem[], uploaded: (timestamp: number) => void): Promise<SendOutcome[]> {
   const outcomes = new Map<StoredChange, SendOutcome>();
-  const batch: { item: SendItem; ops: Ops }[] = [];
-  const adds = new Set<string>();
-  const removes = new Set<string>();
+  const units = new Map<string, Unit>();
+  const adds: Owners = new Map();
+  const removes: Owners = new Map();
+  // A subscription whose earlier change does not go this time: its later ones wait too (order is kept).
+  const held = new Set<string>();
   for (const item of items) {
-    const ops = opsFor(item);
-    if (ops instanceof SyncError) {
-      outcomes.set(item.change, { type: 'error', error: ops });
-      continue;
-    }
-    // The same URL in both lists is refused by mygpo and means "remove" to opodsync: it waits instead.
-    if (ops.add.some((u) => removes.has(u)) || ops.remove.some((u) => adds.has(u))) {
+    const row = item.change.guid;
+    if (held.has(row)) {
       outcomes.set(item.change, { type: 'deferred' });
       continue;
     }
-    for (const u of ops.add) adds.add(u);
-    for (const u of ops.remove) removes.add(u);
-    batch.push({ item, ops });
+    const ops = opsFor(item);
+    if (ops instanceof SyncError) {
+      outcomes.set(item.change, { type: 'error', error: ops });
+      held.add(row);
+      continue;
+    }
+    // The same URL in both lists is refused by mygpo and means "remove" to opodsync: another subscription's
+    // opposite word on it waits for the next upload.
+    if (ops.add.some((u) => other(removes, u, row)) || ops.remove.some((u) => other(adds, u, row))) {
+      outcomes.set(item.change, { type: 'deferred' });
+      held.add(row);
+      continue;
+    }
+    const unit = units.get(row) ?? { items: [], add: new Set<string>(), remove: new Set<string>() };
+    units.set(row, unit);
+    // A later change of the same subscription replaces its earlier word on a URL.
+    for (const u of ops.add) {
+      unit.remove.delete(u);
+      own(removes, u, row, false);
+      unit.add.add(u);
+      own(adds, u, row, true);
+    }
+    for (const u of ops.remove) {
+      unit.add.delete(u);
+      own(adds, u, row, false);
+      unit.remove.add(u);
+      own(removes, u, row, true);
+    }
+    unit.items.push(item);
   }
-  await upload(http, path, batch, outcomes, uploaded);
+  for (const chunk of chunks([...units.values()])) await upload(http, path, chunk, outcomes, uploaded);
   return items.map((item) => outcomes.get(item.change)!);
 }
 
-async function upload(
-  http: Http,
-  path: string,
-  batch: { item: SendItem; ops: Ops }[],
-  outcomes: Map<StoredChange, SendOutcome>,
-  uploaded: (timestamp: number) => void,
-): Promise<void> {
+/** Units in uploads of at most MAX_UPLOAD_URLS URLs (a unit is never split: its changes go together). */
+function chunks(units: Unit[]): Unit[][] {
+  const out: Unit[][] = [];
+  let current: Unit[] = [];
+  let size = 0;
+  for (const unit of units) {
+    const n = unit.add.size + unit.remove.size;
+    if (current.length && size + n > MAX_UPLOAD_URLS) {
+      out.push(current);
+      current = [];
+      size = 0;
+    }
+    current.push(unit);
+    size += n;
+  }
+  if (current.length) out.push(current);
+  return out;
+}
+
+async function upload(http: Http, path: string, batch: Unit[], outcomes: Map<StoredChange, SendOutcome>, uploaded: (timestamp: number) => void): Promise<void> {
   if (!batch.length) return;
-  const body: WireUpload = { add: [...new Set(batch.flatMap((b) => b.ops.add))], remove: [...new Set(batch.flatMap((b) => b.ops.remove))] };
+  const body: WireUpload = { add: [...new Set(batch.flatMap((u) => [...u.add]))], remove: [...new Set(batch.flatMap((u) => [...u.remove]))] };
   try {
     const response = await http.request('POST', http.url(path), body);
     let answer: WireUploaded;
@@ -89,16 +152,17 @@ async function upload(
       throw new SyncError('bad-response', error instanceof Error ? error.message : String(error), { status: response.status });
     }
     uploaded(answer.timestamp);
-    for (const { item } of batch) outcomes.set(item.change, outcomeOf(item, answer));
+    for (const unit of batch) for (const item of unit.items) outcomes.set(item.change, outcomeOf(item, answer));
   } catch (error) {
     if (!isSyncError(error)) throw error;
-    if (error.status === 400 && batch.length > 1) {
-      // Refused whole: nothing of it was stored. Halve it until the refused change stands alone.
+    // 400: refused whole, nothing of it stored. 413: too large for the server or a proxy in front of it.
+    if ((error.status === 400 || error.status === 413) && batch.length > 1) {
+      // Halve it until the refused change stands alone (or the halves fit).
       const half = Math.ceil(batch.length / 2);
       await upload(http, path, batch.slice(0, half), outcomes, uploaded);
       await upload(http, path, batch.slice(half), outcomes, uploaded);
       return;
     }
-    for (const { item } of batch) outcomes.set(item.change, { type: 'error', error });
+    for (const unit of batch) for (const item of unit.items) outcomes.set(item.change, { type: 'error', error });
   }
 }

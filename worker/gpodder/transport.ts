@@ -18,23 +18,35 @@ export interface GpodderOptions {
   memo: { load(): Promise<unknown>; save(value: unknown): Promise<void> };
 }
 
+/** What the transport keeps in the store: upload marks (s) and the clock offset (ms). */
+interface Memo {
+  marks: number[];
+  offset: number;
+}
+
+/** Read a kept memo (a bare list of marks, as kept before the offset existed, is the marks). */
+function readMemo(kept: unknown): Memo {
+  const numbers = (value: unknown) => (Array.isArray(value) ? value.filter((m): m is number => typeof m === 'number' && Number.isFinite(m)) : []);
+  if (Array.isArray(kept)) return { marks: numbers(kept), offset: 0 };
+  const o = typeof kept === 'object' && kept !== null ? (kept as Record<string, unknown>) : {};
+  return { marks: numbers(o.marks), offset: typeof o.offset === 'number' && Number.isFinite(o.offset) ? o.offset : 0 };
+}
+
 /** Create the gPodder (or Nextcloud) transport. */
 export function createGpodderTransport(options: GpodderOptions): Transport {
   const { http, protocol } = options;
   const paths = () => gpodderPaths(protocol, options.auth(), options.account, options.device);
   let registered: Promise<void> | undefined;
   /**
-   * Timestamps (s) of this device's uploads since its last pull: the next pull also asks since each of them.
-   * Kept in the store, so a restart between an upload and the next pull does not lose them.
+   * Timestamps (s) of this device's uploads since its last pull: the next pull also asks since each of them;
+   * and the offset (ms) that orders the server's entries after its clock went back (see `pullGpodder`). Kept
+   * in the store, so a restart between an upload and the next pull does not lose them.
    */
-  let marks: Promise<number[]> | undefined;
-  const loadMarks = (): Promise<number[]> =>
-    (marks ??= options.memo.load().then(
-      (kept) => (Array.isArray(kept) ? kept.filter((m): m is number => typeof m === 'number') : []),
-      () => [],
-    ));
-  const saveMarks = async (next: number[]): Promise<void> => {
-    marks = Promise.resolve(next);
+  let memo: Promise<Memo> | undefined;
+  const loadMemo = (): Promise<Memo> =>
+    (memo ??= options.memo.load().then(readMemo, () => ({ marks: [], offset: 0 })));
+  const saveMemo = async (next: Memo): Promise<void> => {
+    memo = Promise.resolve(next);
     await options.memo.save(next);
   };
   /** mygpo answers 404 to a device it does not know: register it once per engine, before pulling or sending. */
@@ -57,18 +69,22 @@ export function createGpodderTransport(options: GpodderOptions): Transport {
     guidFor: (feedUrl) => feedUrl,
     async pull(sink) {
       await register();
-      const taken = await loadMarks();
+      const { marks: taken, offset } = await loadMemo();
+      const result = await pullGpodder(http, paths().pull, sink, taken, offset);
       // A cursor held back re-reads the same window next time: its marks are still needed then.
-      if (!(await pullGpodder(http, paths().pull, sink, taken))) return;
+      if (!result.committed) return;
       // Uploads made while this pull ran stay marked for the next one.
-      const left = (await loadMarks()).filter((m) => !taken.includes(m));
-      if (taken.length) await saveMarks(left);
+      const left = (await loadMemo()).marks.filter((m) => !taken.includes(m));
+      if (taken.length || result.offset !== offset) await saveMemo({ marks: left, offset: result.offset });
     },
     async send(items) {
       await register();
       const uploads: number[] = [];
       const outcomes = await sendGpodder(http, paths().upload, items, (timestamp) => uploads.push(timestamp));
-      if (uploads.length) await saveMarks([...(await loadMarks()), ...uploads]);
+      if (uploads.length) {
+        const kept = await loadMemo();
+        await saveMemo({ ...kept, marks: [...kept.marks, ...uploads] });
+      }
       return outcomes;
     },
   };

@@ -38,8 +38,15 @@ function urls(value: unknown, key: string, what: string): string[] {
   return (value as string[]).flatMap((u) => feedUrlOf(u) ?? []);
 }
 
+/**
+ * The latest server time believed: 9999-12-31T23:59:59Z in seconds. A clock beyond it is no clock (1e300 would
+ * make a RangeError of every date built from it) and does not fit the four-digit years of the store's stamps.
+ */
+export const MAX_TIMESTAMP = 253_402_300_799;
+
 function seconds(value: unknown, what: string): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw bad(what, 'timestamp is not a number of seconds');
+  if (value > MAX_TIMESTAMP) throw bad(what, `timestamp ${value} is after the year 9999`);
   return Math.floor(value);
 }
 
@@ -59,11 +66,21 @@ function safeRewrite([from, to]: [string, string]): [string, string][] {
   return old === undefined ? [] : [[old, to === '' ? '' : (feedUrlOf(to) ?? '')]];
 }
 
+/**
+ * Most URLs one pull answer may name (`add`, `remove` and `update_urls` together). Large accounts hold a few
+ * thousand feeds, and opodsync's full answer also lists every URL ever removed; 100,000 leaves a wide margin
+ * while bounding what one answer costs (about 10 MB of URLs, 200 store batches). Beyond it: `bad-response`.
+ */
+export const MAX_ANSWER_URLS = 100_000;
+
 /** Validate a pull answer. */
 export function parseChanges(value: unknown): WireChanges {
   const what = 'subscription changes';
   const o = record(value, what);
-  return { add: urls(o.add, 'add', what), remove: urls(o.remove, 'remove', what), timestamp: seconds(o.timestamp, what), update_urls: rewrites(o.update_urls, what) };
+  const changes = { add: urls(o.add, 'add', what), remove: urls(o.remove, 'remove', what), timestamp: seconds(o.timestamp, what), update_urls: rewrites(o.update_urls, what) };
+  const named = changes.add.length + changes.remove.length + changes.update_urls.length;
+  if (named > MAX_ANSWER_URLS) throw bad(what, `${named} URLs in one answer (at most ${MAX_ANSWER_URLS})`);
+  return changes;
 }
 
 /** Validate an upload answer. */

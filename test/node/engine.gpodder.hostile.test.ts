@@ -1,0 +1,285 @@
+// The gPodder transport against a hostile world (issue 16): a dead server coming back, timestamps that go
+// backwards or out of range, huge answers, 413s, looping update_urls.
+import { afterEach, describe, expect, it } from 'vitest';
+import { startGpodderServer } from '../server/gpodder/server.ts';
+import { wallTime } from '../server/listen.ts';
+import type { GpodderDialect, GpodderServer } from '../server/gpodder/types.ts';
+import { createSyncEngine, type SyncEngine } from '../../worker/index.ts';
+import type { SyncOptions } from '../../src/types.ts';
+import type { StoredChange } from '../../src/schema.ts';
+import { systemClock } from '../../worker/clock.ts';
+import { PULL_BATCH, pullGpodder } from '../../worker/gpodder/pull.ts';
+import { MAX_UPLOAD_URLS, sendGpodder } from '../../worker/gpodder/send.ts';
+import { MAX_ANSWER_URLS } from '../../worker/gpodder/wire.ts';
+import type { PullSink, RemoteEntry } from '../../worker/transport.ts';
+import { createHttp } from '../../worker/http.ts';
+import { settle, uniqueDb, until } from './helpers.ts';
+
+const PASSWORD = 'alice-password';
+const feed = (n: number | string) => `https://feeds.example/show-${n}.xml`;
+
+const open: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  while (open.length) await open.pop()!.close().catch(() => undefined);
+});
+
+/** A server whose clock moves a second per reading (the protocol's clock is in seconds); `clock.now` can be set. */
+async function gpodder(dialect: GpodderDialect = 'mygpo', clock = { now: 1_700_000_000_000 }): Promise<GpodderServer> {
+  const s = await startGpodderServer({ port: 0, dialect, time: { ...wallTime, now: () => (clock.now += 1000) } });
+  open.push(s);
+  if (dialect === 'mygpo') s.registerDevice('web-player');
+  return s;
+}
+
+/** A fetch whose subscription pulls get `answer(url)` instead of the server's (undefined: the server's). */
+function answering(answer: (url: URL) => unknown): typeof fetch {
+  return (input, init) => {
+    const url = new URL(String(input));
+    const body = (init?.method ?? 'GET') === 'GET' && /subscriptions/.test(url.pathname) ? answer(url) : undefined;
+    return body === undefined ? fetch(input, init) : Promise.resolve(Response.json(body));
+  };
+}
+
+/** A sink that records what a transport writes. */
+function recordingSink(): PullSink & { batches: { entries: readonly RemoteEntry[]; cursor?: number }[] } {
+  const batches: { entries: readonly RemoteEntry[]; cursor?: number }[] = [];
+  return {
+    cursor: undefined,
+    empty: true,
+    batches,
+    apply(entries, complete) {
+      batches.push({ entries, ...(complete ? { cursor: complete.cursor } : {}) });
+      return Promise.resolve(complete !== undefined);
+    },
+    progress: () => undefined,
+  };
+}
+
+function directHttp(s: GpodderServer, fetchImpl: typeof fetch = fetch) {
+  return createHttp({
+    baseUrl: s.url,
+    fetch: fetchImpl,
+    clock: systemClock,
+    timeout: 10_000,
+    auth: () => ({ type: 'basic', username: 'alice', password: PASSWORD }),
+    signal: new AbortController().signal,
+  });
+}
+
+function engine(s: GpodderServer, extra: Partial<SyncOptions> = {}): SyncEngine {
+  const e = createSyncEngine({
+    protocol: 'gpodder',
+    baseUrl: s.url,
+    auth: { type: 'basic', username: 'alice', password: PASSWORD },
+    device: 'web-player',
+    dbName: uniqueDb('gpodder-hostile'),
+    pullInterval: 0,
+    pushDelay: 0,
+    timeout: 2000,
+    retry: { baseDelay: 10, maxDelay: 100 },
+    ...extra,
+  });
+  open.push(e);
+  return e;
+}
+
+const uploads = (s: GpodderServer) => s.log().filter((r) => r.method === 'POST' && /subscriptions\//.test(r.path));
+
+/**
+ * A fetch that can play a dead server (the request goes to a port nobody listens on: connection refused) and
+ * counts every URL found in two uploads under way at once (the same change in two requests).
+ */
+function deadOrAlive(s: GpodderServer) {
+  const flying = new Map<string, number>();
+  const control = { dead: false, overlaps: 0 };
+  const fetchImpl: typeof fetch = async (input, init) => {
+    if (control.dead) return fetch(String(input).replace(new URL(s.url).origin, 'http://127.0.0.1:9'), init);
+    const body = init?.method === 'POST' && typeof init.body === 'string' ? (JSON.parse(init.body) as { add?: unknown; remove?: unknown }) : {};
+    const urls = [body.add, body.remove].flatMap((list) => (Array.isArray(list) ? (list as string[]) : []));
+    for (const u of urls) {
+      if (flying.has(u)) control.overlaps++;
+      flying.set(u, (flying.get(u) ?? 0) + 1);
+    }
+    try {
+      return await fetch(input, init);
+    } finally {
+      for (const u of urls) if (flying.get(u) === 1) flying.delete(u);
+      else flying.set(u, flying.get(u)! - 1);
+    }
+  };
+  return Object.assign(control, { fetch: fetchImpl });
+}
+
+/** 100 feeds subscribed, then 1,000 toggles of them made while the server is dead. */
+async function togglesWhileDead(): Promise<{ s: GpodderServer; e: SyncEngine; net: ReturnType<typeof deadOrAlive> }> {
+  const s = await gpodder();
+  const net = deadOrAlive(s);
+  const e = engine(s, { fetch: net.fetch });
+  for (let i = 0; i < 100; i++) await e.add(feed(i));
+  await settle(e);
+  net.dead = true;
+  // Each edit starts a push that fails against the dead server: changes get backoffs of their own, and
+  // edits made while one was in flight queue behind it.
+  for (let round = 0; round < 10; round++) {
+    for (let i = 0; i < 100; i++) await e.update(feed(i), { isSubscribed: round % 2 === 0 });
+  }
+  await until(async () => !['pushing', 'pulling'].includes((await e.status()).phase), 5000, 'the pushes to end');
+  return { s, e, net };
+}
+
+describe('gPodder: a dead server coming back (item 6)', () => {
+  it('1,000 toggles of 100 feeds while the server is down: one upload once it is back, no change in two requests at once', async () => {
+    const { s, e, net } = await togglesWhileDead();
+    const before = uploads(s).length;
+    net.dead = false;
+    await settle(e);
+    expect(net.overlaps).toBe(0);
+    expect(uploads(s).length - before).toBe(1);
+    // 1,000 toggles, the last one of each feed an unsubscribe: only that last word counts.
+    expect(s.subscribed({ device: 'web-player' })).toEqual([]);
+    expect((await e.subscriptions({ subscribed: false })).length).toBe(100);
+    expect(await e.failed()).toEqual([]);
+  }, 60_000);
+
+  it('found back by a retry timer: the first upload that gets an answer brings the rest along in one more', async () => {
+    const { s, e, net } = await togglesWhileDead();
+    const before = uploads(s).length;
+    net.dead = false;
+    // No sync(): the engine's own timers (each change's retry, the pull retry) find the server back, and the
+    // queue is not split by each change's own retry time.
+    await until(async () => (await e.pending()).length === 0, 10_000, 'the queue to drain');
+    expect(net.overlaps).toBe(0);
+    expect(uploads(s).length - before).toBeLessThanOrEqual(2);
+    expect(s.subscribed({ device: 'web-player' })).toEqual([]);
+  }, 60_000);
+});
+
+describe('gPodder: an upload too large for the server or a proxy (item 16)', () => {
+  it('a 413 splits the upload as a 400 does: every change arrives, none is listed in failed()', async () => {
+    const s = await gpodder();
+    // A proxy in front of the server with a small body limit.
+    const limited: typeof fetch = (input, init) =>
+      typeof init?.body === 'string' && init.method === 'POST' && init.body.length > 500
+        ? Promise.resolve(new Response('Request Entity Too Large', { status: 413 }))
+        : fetch(input, init);
+    const e = engine(s, { fetch: limited });
+    await e.sync();
+    e.setOnline(false);
+    for (let i = 0; i < 40; i++) await e.add(feed(i));
+    e.setOnline(true);
+    await settle(e);
+    expect(await e.failed()).toEqual([]);
+    expect(s.subscribed({ device: 'web-player' }).length).toBe(40);
+    expect(uploads(s).length).toBeGreaterThan(1);
+  });
+
+  it(`an upload carries at most ${MAX_UPLOAD_URLS} URLs`, async () => {
+    const s = await gpodder();
+    const http = directHttp(s);
+    const n = MAX_UPLOAD_URLS * 2 + 500;
+    const items = Array.from({ length: n }, (_, i) => {
+      const change: StoredChange = { id: i + 1, guid: feed(i), kind: 'add', feedUrl: feed(i), state: 'queued', version: 1, attempts: 0, notBefore: 0, createdAt: 0 };
+      return { change, target: undefined };
+    });
+    const outcomes = await sendGpodder(http, 'api/2/subscriptions/alice/web-player.json', items, () => undefined);
+    expect(outcomes.every((o) => o.type === 'added')).toBe(true);
+    const sizes = uploads(s).map((r) => (r.body as { add: string[] }).add.length);
+    expect(sizes).toEqual([MAX_UPLOAD_URLS, MAX_UPLOAD_URLS, 500]);
+    expect(s.subscribed({ device: 'web-player' }).length).toBe(n);
+  });
+});
+
+describe('gPodder: a server clock going backwards, or out of range (item 10)', () => {
+  it('an answer older than the cursor means the server was reset or restored: everything is pulled again, and its word wins', async () => {
+    const clock = { now: 1_700_000_000_000 };
+    const s = await gpodder('opodsync', clock);
+    const e = engine(s);
+    s.foreign.add([feed(1), feed(2), feed(3)]);
+    await e.sync();
+    expect((await e.subscriptions()).map((x) => x.guid).sort()).toEqual([feed(1), feed(2), feed(3)]);
+    // Restored from a day-old backup on a host whose clock is a day behind: feed 2 is gone, feed 3 was removed
+    // back then, feed 9 is new. Every change is older than the engine's cursor.
+    s.reset();
+    clock.now -= 86_400_000;
+    s.foreign.add([feed(1), feed(3), feed(9)]);
+    s.foreign.remove([feed(3)]);
+    await e.sync();
+    expect((await e.subscriptions({ subscribed: true })).map((x) => x.guid).sort()).toEqual([feed(1), feed(9)]);
+    expect((await e.subscription(feed(3)))?.isSubscribed).toBe(false);
+    // Feed 2 has no record on the restored server: a tombstone.
+    expect((await e.subscriptions()).map((x) => x.guid).sort()).toEqual([feed(1), feed(3), feed(9)]);
+    expect((await e.subscription(feed(2)))?.deleted).toBeDefined();
+    // The next pull asks from the new answer's clock, not the old cursor.
+    const sinces = s.log().filter((r) => r.method === 'GET').map((r) => Number(r.query.since));
+    await e.sync();
+    const last = s.log().filter((r) => r.method === 'GET').map((r) => Number(r.query.since)).slice(sinces.length);
+    expect(last).toHaveLength(1);
+    expect(last[0]).toBeLessThan(1_700_000_000);
+    // Later changes on the restored server's clock (still a day behind every stamp it gave before) count too.
+    s.foreign.remove([feed(1)]);
+    await e.sync();
+    expect((await e.subscriptions({ subscribed: true })).map((x) => x.guid)).toEqual([feed(9)]);
+  });
+
+  it('a timestamp of 1e300 is refused as bad-response and stores nothing', async () => {
+    const s = await gpodder();
+    const e = engine(s, { fetch: answering(() => ({ add: [feed(1)], remove: [], timestamp: 1e300 })) });
+    await expect(e.sync()).rejects.toMatchObject({ name: 'SyncError', code: 'bad-response' });
+    expect(await e.subscriptions()).toEqual([]);
+    expect((await e.status()).cursor).toBeUndefined();
+  });
+});
+
+describe('gPodder: a huge answer (item 13)', () => {
+  it(`50,000 URLs are written in batches of ${PULL_BATCH}, the cursor with the last one only`, async () => {
+    const s = await gpodder();
+    const urls = Array.from({ length: 50_000 }, (_, i) => feed(i));
+    const http = directHttp(s, answering(() => ({ add: urls, remove: [], timestamp: 1_700_000_123 })));
+    const sink = recordingSink();
+    expect((await pullGpodder(http, 'api/2/subscriptions/alice/web-player.json', sink)).committed).toBe(true);
+    expect(sink.batches).toHaveLength(50_000 / PULL_BATCH);
+    expect(sink.batches.every((b) => b.entries.length === PULL_BATCH)).toBe(true);
+    expect(sink.batches.filter((b) => 'cursor' in b).map((b) => b.cursor)).toEqual([1_700_000_123_000]);
+    expect('cursor' in sink.batches[sink.batches.length - 1]!).toBe(true);
+  });
+
+  it(`an answer naming more than ${MAX_ANSWER_URLS} URLs is refused as bad-response before anything is written`, async () => {
+    const s = await gpodder();
+    const many = Array.from({ length: MAX_ANSWER_URLS / 2 + 1 }, (_, i) => feed(i));
+    const http = directHttp(s, answering(() => ({ add: many, remove: many, timestamp: 1_700_000_123 })));
+    const sink = recordingSink();
+    await expect(pullGpodder(http, 'api/2/subscriptions/alice/web-player.json', sink)).rejects.toMatchObject({ code: 'bad-response' });
+    expect(sink.batches).toEqual([]);
+  });
+});
+
+describe('gPodder: update_urls that loop (item 17)', () => {
+  it('a→b and b→a, both listed: two subscriptions, each one\'s guid its feed URL', async () => {
+    const s = await gpodder();
+    const [a, b] = [feed('a'), feed('b')];
+    const e = engine(s, { fetch: answering(() => ({ add: [a, b], remove: [], timestamp: 1_700_000_123, update_urls: [[a, b], [b, a]] })) });
+    await e.sync();
+    const subs = await e.subscriptions();
+    expect(subs.map((x) => x.guid).sort()).toEqual([a, b]);
+    for (const sub of subs) expect(sub.feedUrl).toBe(sub.guid);
+  });
+
+  it('a loop in an upload answer moves nothing: each added URL keeps its row', async () => {
+    const s = await gpodder();
+    const [a, b] = [feed('a'), feed('b')];
+    const looping: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      if (init?.method !== 'POST' || !/subscriptions\//.test(String(input))) return response;
+      const body = (await response.json()) as { timestamp: number };
+      return Response.json({ timestamp: body.timestamp, update_urls: [[a, b], [b, a]] });
+    };
+    const e = engine(s, { fetch: looping });
+    await e.sync();
+    await e.add(a);
+    await e.add(b);
+    await settle(e);
+    const subs = await e.subscriptions();
+    expect(subs.map((x) => x.guid).sort()).toEqual([a, b]);
+    for (const sub of subs) expect(sub.feedUrl).toBe(sub.guid);
+  });
+});
