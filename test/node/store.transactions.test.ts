@@ -92,7 +92,8 @@ describe('transactions', () => {
     await e.close();
 
     expect(count.most(e.dbName)).toBe(1);
-    expect(count.live(e.dbName)).toBe(0);
+    // A status read the close raced with still ends (close() does not wait for it): none is left behind.
+    await until(() => count.live(e.dbName) === 0, 5000, 'every transaction to end');
   });
 
   it('elsewhere, lets a first pull queue its pages behind each other', async () => {
