@@ -101,6 +101,8 @@ export interface StoredEpisode {
   pending?: PendingEpisode;
   /** Device time from which the pending change may be uploaded (indexed only while one is pending). */
   due?: number;
+  /** Device time `due` was set at: a clock read before it means the clock stepped back, and the wait is over. */
+  heldAt?: number;
   /** Device time of the last upload (throttles progress). */
   sentAt?: number;
   error?: ErrorInfo;

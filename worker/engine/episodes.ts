@@ -119,6 +119,6 @@ export async function pushEpisodeState(
     onChange: (refs) => emitEpisodes(ctx, refs),
     ...hooks,
   });
-  const wakeAt = await store.episodes.nextDue(subscribed);
+  const wakeAt = await store.episodes.nextDue(subscribed, ctx.clock.now());
   return wakeAt === undefined ? { pushed } : { pushed, wakeAt };
 }

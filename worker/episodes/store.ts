@@ -3,6 +3,7 @@
 import type { PendingEpisode, StoredEpisode, SyncDatabase } from '../../src/schema.ts';
 import type { EpisodeFilter, EpisodeRef, EpisodeState, ErrorInfo } from '../../src/types.ts';
 import type { PlayAction } from '../gpodder/episode-wire.ts';
+import { holdOver } from '../hold.ts';
 import type { StoreCore } from '../store/core.ts';
 import { mediaKey, matchEpisode } from './identity.ts';
 import { applyChange, changedAt, fromPlay, type EpisodeFields, type FieldChange } from './register.ts';
@@ -144,6 +145,7 @@ export function createEpisodeStore({ db, transact }: StoreCore) {
         const throttledUntil = next.sentAt === undefined || next.sentAt > now ? now : Math.min(next.sentAt + interval, now + interval);
         const due = local.throttled ? Math.max(now, throttledUntil) : now;
         next.due = row.due === undefined ? due : Math.min(row.due, due);
+        next.heldAt = now;
         await db.episodes.put(next);
         return next;
       });
@@ -182,6 +184,7 @@ export function createEpisodeStore({ db, transact }: StoreCore) {
           if (next.pending && overtaken(next, next.pending)) {
             delete next.pending;
             delete next.due;
+            delete next.heldAt;
           }
           byId.set(next.id, next);
           // Later actions of this batch must find the row as it is now (a new one, or one that learned its guid).
@@ -195,18 +198,23 @@ export function createEpisodeStore({ db, transact }: StoreCore) {
       });
     },
 
-    /** Rows with a pending change due by `now` (every pending one when flushing), oldest change first. */
+    /**
+     * Rows with a pending change due by `now` (every pending one when flushing), oldest change first. A wait set
+     * after `now` (the clock stepped back) is over rather than stretched.
+     */
     async due(now: number, flush: boolean): Promise<StoredEpisode[]> {
-      const rows = await transact('r', tables(db.episodes), () => (flush ? db.episodes.where('due').aboveOrEqual(-Infinity) : db.episodes.where('due').belowOrEqual(now)).toArray());
-      return rows.filter((r) => r.pending).sort((a, b) => a.pending!.at - b.pending!.at);
+      const rows = await transact('r', tables(db.episodes), () => db.episodes.where('due').aboveOrEqual(-Infinity).toArray());
+      return rows.filter((r) => r.pending && (flush || holdOver(r.due, r.heldAt, now))).sort((a, b) => a.pending!.at - b.pending!.at);
     },
 
     /** The earliest due time of a pending change whose feed `eligible` allows (for the push timer). */
-    async nextDue(eligible: (podcast: string) => boolean): Promise<number | undefined> {
+    async nextDue(eligible: (podcast: string) => boolean, now: number): Promise<number | undefined> {
       return transact('r', tables(db.episodes), async () => {
         let next: number | undefined;
         await db.episodes.where('due').aboveOrEqual(-Infinity).each((row) => {
-          if (row.due !== undefined && eligible(row.podcast) && (next === undefined || row.due < next)) next = row.due;
+          if (row.due === undefined || !eligible(row.podcast)) return;
+          const at = holdOver(row.due, row.heldAt, now) ? now : row.due;
+          if (next === undefined || at < next) next = at;
         });
         return next;
       });
@@ -225,15 +233,18 @@ export function createEpisodeStore({ db, transact }: StoreCore) {
             next.pending = { ...row.pending, attempts: row.pending.attempts + 1 };
             if (outcome.error) next.pending.lastError = outcome.error;
             next.due = outcome.retryAt;
+            next.heldAt = now;
           } else if (same) {
             delete next.pending;
             delete next.due;
+            delete next.heldAt;
             if (outcome.error) next.error = outcome.error;
             else next.sentAt = now;
           } else {
             // Edited while it was on its way: the newer version goes after the interval (or a flush).
             next.sentAt = now;
             next.due = Math.max(row.due ?? now, now + interval);
+            next.heldAt = now;
           }
           out.push(next);
         });
