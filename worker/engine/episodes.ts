@@ -52,7 +52,7 @@ export function episodeMethods(
 ) {
   const record = (ref: EpisodeRef, change: LocalEpisodeChange) => {
     episodesOf(ctx);
-    return local(async (store) => episodeState(await store.episodes.recordLocal(ref, change, ctx.clock.now(), ctx.opts.progressInterval)));
+    return local(async (store) => episodeState(await store.episodes.recordLocal(ref, change, ctx.clock.now(), ctx.steadyNow(), ctx.opts.progressInterval)));
   };
   return {
     async setProgress(ref: EpisodeRef, progress: ProgressChange): Promise<EpisodeState> {
@@ -84,7 +84,7 @@ export function episodeMethods(
 export async function pullEpisodeState(ctx: EngineContext, store: Store): Promise<void> {
   const transport = ctx.transport.episodes;
   if (!transport) return;
-  const refs = await pullEpisodes(transport, store.episodes, ctx.clock);
+  const refs = await pullEpisodes(transport, store.episodes, ctx.steadyNow());
   emitEpisodes(ctx, refs);
 }
 
@@ -111,6 +111,7 @@ export async function pushEpisodeState(
     transport,
     store: store.episodes,
     clock: ctx.clock,
+    now: ctx.steadyNow,
     backoff: { baseDelay: ctx.opts.baseDelay, maxDelay: ctx.opts.maxDelay },
     device: ctx.opts.device,
     interval: ctx.opts.progressInterval,
@@ -119,6 +120,6 @@ export async function pushEpisodeState(
     onChange: (refs) => emitEpisodes(ctx, refs),
     ...hooks,
   });
-  const wakeAt = await store.episodes.nextDue(subscribed, ctx.clock.now());
+  const wakeAt = await store.episodes.nextDue(subscribed, ctx.steadyNow());
   return wakeAt === undefined ? { pushed } : { pushed, wakeAt };
 }

@@ -3,7 +3,7 @@
 // overlap window before the cursor, and a full reconcile (everything, reduced to the newest per episode) runs
 // when the store has no cursor yet and then at a slow interval.
 import { SyncError } from '../../src/errors.ts';
-import type { Clock, EpisodeRef } from '../../src/types.ts';
+import type { EpisodeRef } from '../../src/types.ts';
 import type { PlayAction } from '../gpodder/episode-wire.ts';
 import { MYGPO_PAGE, type EpisodeTransport } from '../gpodder/episodes.ts';
 import type { EpisodeCursor, EpisodeStore } from './store.ts';
@@ -27,9 +27,8 @@ export function newestPerEpisode(actions: readonly PlayAction[]): PlayAction[] {
 }
 
 /** Pull episode actions into the store; returns the refs whose state changed. */
-export async function pullEpisodes(transport: EpisodeTransport, store: EpisodeStore, clock: Clock): Promise<EpisodeRef[]> {
+export async function pullEpisodes(transport: EpisodeTransport, store: EpisodeStore, now: number): Promise<EpisodeRef[]> {
   const { cursor, reconciledAt } = await store.cursor();
-  const now = clock.now();
   // A reconcile time in the future is a clock that stepped back: reconcile now rather than wait it out.
   const full = cursor === undefined || reconciledAt === undefined || reconciledAt > now || now - reconciledAt >= RECONCILE_INTERVAL;
   // 1, not 0: the Nextcloud app reads since=0 as "one week ago".

@@ -19,6 +19,8 @@ export interface EpisodePushContext {
   transport: EpisodeTransport;
   store: EpisodeStore;
   clock: Clock;
+  /** The engine's steady device time (waits are measured in it). */
+  now(): number;
   backoff: Backoff;
   device: string;
   /** ms between two uploads of one episode's progress. */
@@ -54,7 +56,7 @@ export function playAction(row: StoredEpisode, device: string): WirePlayAction {
 
 /** Upload every due episode change; resolves with how many the server took. */
 export async function pushEpisodes(ctx: EpisodePushContext): Promise<number> {
-  const due = (await ctx.store.due(ctx.clock.now(), ctx.flush)).filter((row) => ctx.subscribed(row.podcast));
+  const due = (await ctx.store.due(ctx.now(), ctx.flush)).filter((row) => ctx.subscribed(row.podcast));
   let pushed = 0;
   for (let i = 0; i < due.length && !ctx.halted(); i += MAX_ACTIONS_PER_UPLOAD) {
     const batch = due.slice(i, i + MAX_ACTIONS_PER_UPLOAD).map((row) => ({ row, version: row.pending!.version }));
@@ -69,7 +71,7 @@ export async function pushEpisodes(ctx: EpisodePushContext): Promise<number> {
 async function sendSplitting(ctx: EpisodePushContext, batch: EpisodeUpload[]): Promise<number | 'stop'> {
   const { store, clock } = ctx;
   const settle = async (uploads: EpisodeUpload[], outcome: Parameters<EpisodeStore['settle']>[3]) => {
-    const refs = await store.settle(uploads, clock.now(), ctx.interval, outcome);
+    const refs = await store.settle(uploads, ctx.now(), ctx.interval, outcome);
     if (refs.length) ctx.onChange(refs);
   };
   try {
@@ -85,7 +87,7 @@ async function sendSplitting(ctx: EpisodePushContext, batch: EpisodeUpload[]): P
       return 'stop';
     }
     const attempts = Math.max(...batch.map((u) => u.row.pending!.attempts));
-    const retryAt = clock.now() + backoffDelay(ctx.backoff, attempts, error.retryAfter, clock.random);
+    const retryAt = ctx.now() + backoffDelay(ctx.backoff, attempts, error.retryAfter, clock.random);
     // A refusal of the whole upload (400, 413, 422): split it; a single refused action keeps its error on the episode.
     if (error.code === 'invalid' || error.status === 413) {
       if (batch.length === 1) {

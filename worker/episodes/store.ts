@@ -122,15 +122,16 @@ export function createEpisodeStore({ db, transact }: StoreCore) {
     },
 
     /**
-     * Record a local change made at `now`, stamped newer than anything the row holds (a device clock behind
+     * Record a local change made at `wall` (device time, sent to the server; `now` is the engine's steady time,
+     * which waits are measured in), stamped newer than anything the row holds (a device clock behind
      * another device's must not make the listener's own seek lose), and queue it: one pending change per row.
      */
-    async recordLocal(ref: EpisodeRef, local: LocalEpisodeChange, now: number, interval: number): Promise<StoredEpisode> {
+    async recordLocal(ref: EpisodeRef, local: LocalEpisodeChange, wall: number, now: number, interval: number): Promise<StoredEpisode> {
       const media = mediaKey(ref.episode);
       return transact('rw', tables(db.episodes), async () => {
         const row = identify(await find({ ...ref, media }), ref, media);
         // Wire times are whole seconds: the change must be newer than what the row holds after that rounding too.
-        const at = Math.max(now, (Math.floor(changedAt(row) / 1000) + 1) * 1000);
+        const at = Math.max(wall, (Math.floor(changedAt(row) / 1000) + 1) * 1000);
         const next = withFields(row, applyChange(fieldsOf(row), local.change, at));
         const keys = FIELDS.filter((key) => local.change[key] !== undefined);
         const held = row.pending;
