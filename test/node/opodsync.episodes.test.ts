@@ -120,7 +120,8 @@ describeOpodsync('interop: listening state against the real opodsync', () => {
     it('a late upload of an old action is missed by the overlap pull and caught by the full reconcile', async () => {
       await phone(`/api/2/subscriptions/${server.username}/phone.json`, { add: [feed(run, 3)] });
       let skew = 0;
-      const clock: Clock = { ...systemClock, now: () => Date.now() + skew };
+      // A day passes (on both of the engine's clocks): the daily full reconcile is due.
+      const clock: Clock = { ...systemClock, now: () => Date.now() + skew, monotonic: () => performance.now() + skew };
       const e = engine(protocol, { clock });
       await e.sync();
       const ref = { podcast: feed(run, 3), episode: media(run, 3) };
