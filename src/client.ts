@@ -49,9 +49,12 @@ export function createSyncClient(options: ClientOptions): SyncClient {
   const onOnline = () => void remote.setOnline(true).catch(() => undefined);
   const onOffline = () => void remote.setOnline(false).catch(() => undefined);
   const onVisibility = () => void remote.setVisible(document.visibilityState === 'visible').catch(() => undefined);
+  // A page being unloaded or frozen gets no visibilitychange in every browser: flush listening state then too.
+  const onPageHide = () => void remote.setVisible(false).catch(() => undefined);
   if (hasWindow) {
     window.addEventListener('online', onOnline);
     window.addEventListener('offline', onOffline);
+    window.addEventListener('pagehide', onPageHide);
   }
   if (hasDocument) document.addEventListener('visibilitychange', onVisibility);
   started.then(() => {
@@ -80,6 +83,10 @@ export function createSyncClient(options: ClientOptions): SyncClient {
     retry: (id) => call(() => remote.retry(id)),
     discard: (id) => call(() => remote.discard(id)),
     status: () => call(() => remote.status()),
+    setProgress: (ref, progress) => call(() => remote.setProgress(ref, progress)),
+    markPlayed: (ref, played) => call(() => remote.markPlayed(ref, played)),
+    episode: (ref) => call(() => remote.episode(ref)),
+    episodes: (filter) => call(() => remote.episodes(filter)),
     setAuth: (auth) => call(() => remote.setAuth(auth)),
     clear: () => call(() => remote.clear()),
     async close() {
@@ -88,6 +95,7 @@ export function createSyncClient(options: ClientOptions): SyncClient {
       if (hasWindow) {
         window.removeEventListener('online', onOnline);
         window.removeEventListener('offline', onOffline);
+        window.removeEventListener('pagehide', onPageHide);
       }
       if (hasDocument) document.removeEventListener('visibilitychange', onVisibility);
       try {

@@ -73,6 +73,41 @@ export interface StoredChange {
   deletionId?: number;
 }
 
+/** The one local change of an episode waiting for the server. */
+export interface PendingEpisode {
+  /** Bumped on every local change: an acknowledgement clears only the version that was sent. */
+  version: number;
+  /** Device time of the change. */
+  at: number;
+  /** The fields it set: once newer remote values hold all of them, it is overtaken and never sent. */
+  fields: ('position' | 'total' | 'played')[];
+  attempts: number;
+  lastError?: ErrorInfo;
+}
+
+/** One row of the `episodes` table: an episode's identity and listening state (see worker/episodes/register.ts). */
+export interface StoredEpisode {
+  /** Local key: the feed URL and the guid (or the media key when there is none) at creation. */
+  id: string;
+  podcast: string;
+  /** The enclosure URL as last given. */
+  episode: string;
+  /** The enclosure URL without query or fragment: the identity when there is no guid. */
+  media: string;
+  guid?: string;
+  position?: { value: number; at: number };
+  total?: { value: number; at: number };
+  played?: { value: boolean; at: number };
+  pending?: PendingEpisode;
+  /** Device time from which the pending change may be uploaded (indexed only while one is pending). */
+  due?: number;
+  /** Device time `due` was set at: a clock read before it means the clock stepped back, and the wait is over. */
+  heldAt?: number;
+  /** Device time of the last upload (throttles progress). */
+  sentAt?: number;
+  error?: ErrorInfo;
+}
+
 /** One row of the `aliases` table: `from` was replaced by `to` (server guid chains and local re-keys). */
 export interface StoredAlias {
   from: string;
@@ -91,6 +126,7 @@ export type SyncDatabase = Dexie & {
   outbox: EntityTable<StoredChange, 'id'>;
   aliases: EntityTable<StoredAlias, 'from'>;
   meta: EntityTable<StoredMeta, 'key'>;
+  episodes: EntityTable<StoredEpisode, 'id'>;
 };
 
 /** Open (lazily, on first use) the database with opa-sync's schema; the page may use it for `liveQuery`. */
@@ -106,6 +142,8 @@ export function openSyncDatabase(name: string): SyncDatabase {
   // No secondary index on subscriptions: every pulled entry paid for a `feedUrl` index entry, and add()'s
   // lookup by feed URL is rare enough to scan. The aliases' `to` index was never queried.
   db.version(2).stores({ subscriptions: 'guid', aliases: 'from' });
+  // Listening state: found by feed (identity matching happens within one podcast) and by due time (the queue).
+  db.version(3).stores({ episodes: 'id, podcast, due' });
   db.use(rowCodec);
   return db;
 }

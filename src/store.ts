@@ -51,7 +51,7 @@ export function createStore(source: StoreSource): SyncStore {
     subscriptions: [],
     pending: [],
     failed: [],
-    status: { phase: 'idle', online, network: online ? 'online' : 'offline', leader: false, pending: 0, failed: 0 },
+    status: { phase: 'idle', online, network: online ? 'online' : 'offline', leader: false, pending: 0, failed: 0, pendingEpisodes: 0 },
   });
   const listeners = new Set<{ fn: (s: SyncSnapshot) => void }>();
   let dirty = SUBS | QUEUE;

@@ -27,6 +27,8 @@ export interface SyncOptions {
   pageSize?: number;
   /** Milliseconds between background pulls; 0 pulls only on start, on `online` and on `sync()`. @default 300000 */
   pullInterval?: number;
+  /** Milliseconds between two uploads of one episode's progress (`setProgress`); `markPlayed` is not throttled. @default 30000 */
+  progressInterval?: number;
   /** Milliseconds a local change waits before it is pushed, so bursts coalesce. @default 50 */
   pushDelay?: number;
   /** Milliseconds before one HTTP request is abandoned. @default 30000 */
@@ -159,6 +161,44 @@ export interface PullProgress {
 /** Whether the server can be reached: `offline` when the device has no network (the page's `navigator.onLine`), `unreachable` when it has but the last request got no answer. */
 export type NetworkState = 'online' | 'offline' | 'unreachable';
 
+/** Which episode: its feed URL, its enclosure (media) URL, and its RSS guid when the feed has one. */
+export interface EpisodeRef {
+  podcast: string;
+  episode: string;
+  guid?: string;
+}
+
+/** Where a listener stopped in one episode, as this device knows it. */
+export interface EpisodeState extends EpisodeRef {
+  /** Seconds into the episode. */
+  position?: number;
+  /** The episode's length in seconds, when known. */
+  total?: number;
+  played: boolean;
+  /** ISO time of the change (on the device that made it) that set the newest field. */
+  changedAt: string;
+  /** A local change waits for the server. */
+  pending: boolean;
+  /** The server refused this episode's last change for good. */
+  error?: ErrorInfo;
+}
+
+/** A play position to record. */
+export interface ProgressChange {
+  /** Seconds into the episode. */
+  position: number;
+  /** The episode's length in seconds, when known. */
+  total?: number;
+}
+
+/** Which episodes `episodes()` lists. */
+export interface EpisodeFilter {
+  /** Only this feed's episodes. */
+  podcast?: string;
+  /** Only episodes whose state changed after this ISO time. */
+  changedSince?: string;
+}
+
 /** A snapshot of the engine's state. */
 export interface SyncStatus {
   phase: SyncPhase;
@@ -170,6 +210,8 @@ export interface SyncStatus {
   leader: boolean;
   pending: number;
   failed: number;
+  /** Episodes with a local change waiting for the server. */
+  pendingEpisodes: number;
   /** Server timestamp of the last completed pull. */
   cursor?: string;
   /** Device time of the last successful sync (ms since epoch). */
@@ -184,6 +226,8 @@ export interface SyncReport {
   pulled: number;
   /** Queued changes the server acknowledged. */
   pushed: number;
+  /** Episode changes (listening state) the server acknowledged. */
+  pushedEpisodes?: number;
   /** Changes moved to `failed()` in this run. */
   failed: number;
   /** Changes still queued after the run. */
@@ -199,6 +243,8 @@ export interface ChangeEvent {
   guids: string[];
   /** Set when the queue (`pending()`, `failed()`: entries, attempts, errors) may have changed. */
   queue?: true;
+  /** Episodes whose listening state changed (absent when none did). */
+  episodes?: EpisodeRef[];
 }
 
 /** Events and their payloads. */
@@ -236,6 +282,14 @@ export interface SyncApi {
   discard(id: number): Promise<void>;
   /** A snapshot of the engine's state. */
   status(): Promise<SyncStatus>;
+  /** Record a play position: durable when it resolves, uploaded at most once per `progressInterval`. */
+  setProgress(ref: EpisodeRef, progress: ProgressChange): Promise<EpisodeState>;
+  /** Mark an episode played (or not): durable when it resolves, uploaded at the next push. */
+  markPlayed(ref: EpisodeRef, played?: boolean): Promise<EpisodeState>;
+  /** One episode's listening state. */
+  episode(ref: EpisodeRef): Promise<EpisodeState | undefined>;
+  /** Listening states, newest change first. */
+  episodes(filter?: EpisodeFilter): Promise<EpisodeState[]>;
   /** Replace credentials; resumes a queue paused by 401/403. */
   setAuth(auth: Auth): Promise<void>;
   /** Wipe the local database (sign-out). */

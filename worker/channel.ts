@@ -1,8 +1,8 @@
-import type { ErrorInfo, SyncReport, SyncStatus } from '../src/types.ts';
+import type { EpisodeRef, ErrorInfo, SyncReport, SyncStatus } from '../src/types.ts';
 
 /** Messages between the contexts that share one database. */
 export type ChannelMessage =
-  | { type: 'change'; guids: string[]; queue?: true }
+  | { type: 'change'; guids: string[]; queue?: true; episodes?: EpisodeRef[] }
   | { type: 'queued' }
   | { type: 'status'; status: SyncStatus }
   | { type: 'sync-request'; id: string }

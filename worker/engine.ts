@@ -44,6 +44,7 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
     requests: 0,
     needsPull: false,
     pullFailures: 0,
+    flushEpisodes: false,
     inFlight: new Set(),
   };
   const runs: RunState = {

@@ -16,6 +16,7 @@ export interface ResolvedOptions {
   pageSize: number;
   pullInterval: number;
   pushDelay: number;
+  progressInterval: number;
   timeout: number;
   baseDelay: number;
   maxDelay: number;
@@ -85,6 +86,7 @@ export function resolveOptions(options: SyncOptions): ResolvedOptions {
     pageSize: Math.floor(positive('pageSize', options.pageSize, 500, 1)),
     pullInterval: positive('pullInterval', options.pullInterval, 300_000),
     pushDelay: positive('pushDelay', options.pushDelay, 50),
+    progressInterval: positive('progressInterval', options.progressInterval, 30_000),
     timeout: positive('timeout', options.timeout, 30_000, 1),
     baseDelay: positive('retry.baseDelay', options.retry?.baseDelay, 1000, 1),
     maxDelay: positive('retry.maxDelay', options.retry?.maxDelay, 300_000, 1),

@@ -3,6 +3,7 @@
 import type { SyncError } from '../src/errors.ts';
 import type { StoredChange } from '../src/schema.ts';
 import type { DeletionStatus, PullProgress } from '../src/types.ts';
+import type { EpisodeTransport } from './gpodder/episodes.ts';
 
 /** A server entry in the engine's terms: validated, protocol-neutral, its timestamps read once. */
 export interface RemoteEntry {
@@ -97,6 +98,8 @@ export interface Transport {
   pull(sink: PullSink): Promise<void>;
   /** Send changes (one, or a batch); resolves with an outcome per item, in order. */
   send(items: readonly SendItem[]): Promise<SendOutcome[]>;
+  /** Listening state (episode actions), where the protocol has it. */
+  readonly episodes?: EpisodeTransport;
   /** A deletion job's status, where the protocol has deletion jobs. */
   deletion?(id: number): Promise<DeletionStatus>;
 }

@@ -4,7 +4,7 @@
 import { expect, it } from 'vitest';
 import { startOpodsync, type Opodsync } from '../support/opodsync.ts';
 import { describeOpodsync } from '../support/opodsync-suite.ts';
-import { forEachEngine, openPage, perBlock, startPages, uniqueDbName } from './support/harness.ts';
+import { forEachEngine, openPage, perBlock, ready, startPages, uniqueDbName, waitFor } from './support/harness.ts';
 import { launchBrowser, type Browser } from '../support/browsers.ts';
 
 const feed = (n: number | string) => `https://feeds.example/browser/show-${n}.xml`;
@@ -68,6 +68,45 @@ describeOpodsync('the client against the real opodsync behind a same-origin prox
       const now = new Set((await call(server, 'GET')).add);
       expect(now.has(feed(4))).toBe(true);
       expect(now.has(feed(1))).toBe(false);
+      await context.close();
+    });
+
+    it('listening state: progress in one tab shows in another, survives a reload, and reaches the server', async () => {
+      const { server, pages, browser } = env();
+      await call(server, 'POST', { add: [feed('listen')], remove: [] });
+      const context = await browser.newContext();
+      const options = {
+        protocol: 'gpodder' as const,
+        baseUrl: new URL(pages.url).origin,
+        auth: { type: 'basic' as const, username: server.username, password: server.password },
+        device: `browser-${engine}-listen`,
+        dbName: uniqueDbName(`opodsync-listen-${engine}`),
+        pullInterval: 0,
+        pushDelay: 0,
+      };
+      const player = await openPage(context, pages.url, options);
+      const other = await openPage(context, pages.url, options);
+      const ref = { podcast: feed('listen'), episode: 'https://media.example/browser/listen-1.mp3', guid: 'listen-1' };
+      await player.evaluate(() => window.opa.client.sync());
+      const state = await player.evaluate((r) => window.opa.client.setProgress(r, { position: 421, total: 1800 }), ref);
+      expect(state).toMatchObject({ position: 421, total: 1800, played: false });
+      // The other tab hears of it (its worker, over the channel) and reads it from the shared database.
+      await waitFor('the other tab to hear of the episode', () =>
+        other.evaluate(() => window.opa.events.change.some((e) => (e.episodes ?? []).some((x) => x.guid === 'listen-1'))),
+      );
+      expect(await other.evaluate((r) => window.opa.client.episode(r), ref)).toMatchObject({ position: 421 });
+      await other.reload();
+      await ready(other);
+      expect(await other.evaluate((r) => window.opa.client.episode(r), ref)).toMatchObject({ position: 421, total: 1800 });
+      await player.evaluate(() => window.opa.client.sync());
+      const auth = `Basic ${Buffer.from(`${server.username}:${server.password}`).toString('base64')}`;
+      const actions = await waitFor('the action on the server', async () => {
+        const response = await fetch(`${server.baseUrl}/api/2/episodes/${server.username}.json?since=0`, { headers: { Authorization: auth } });
+        const body = (await response.json()) as { actions: { guid?: string; position?: number }[] };
+        const mine = body.actions.filter((a) => a.guid === 'listen-1');
+        return mine.length ? mine : undefined;
+      });
+      expect(actions.map((a) => a.position)).toEqual([421]);
       await context.close();
     });
   });

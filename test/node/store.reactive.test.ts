@@ -9,7 +9,7 @@ import { exposeSyncEngine } from '../../worker/index.ts';
 import { TOKEN, engine, server, settle, uniqueDb, until } from './helpers.ts';
 
 const row = (guid: string, isSubscribed = true): Subscription => ({ guid, feedUrl: `https://${guid}.example/feed`, isSubscribed, pending: false });
-const idle: SyncStatus = { phase: 'idle', online: true, network: 'online', leader: true, pending: 0, failed: 0 };
+const idle: SyncStatus = { phase: 'idle', online: true, network: 'online', leader: true, pending: 0, failed: 0, pendingEpisodes: 0 };
 
 /** A source whose reads answer from `data` (copied, as comlink would), or wait while `hold` is set. */
 function scripted() {

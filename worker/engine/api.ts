@@ -1,12 +1,13 @@
 // The public methods: check the arguments, reach the store through the guard for the kind of call (see
 // binding.ts), delegate. No sync logic lives here.
 import { SyncError } from '../../src/errors.ts';
-import type { Auth, SubscriptionChange, SubscriptionFilter, SyncReport } from '../../src/types.ts';
+import type { Auth, EpisodeState, SubscriptionChange, SubscriptionFilter, SyncReport } from '../../src/types.ts';
 import { authAccount, checkAuth } from '../options.ts';
 import { storageError, type Store } from '../store/store.ts';
 import type { SyncEngine } from '../engine.ts';
 import { reader, whenBound, writer } from './binding.ts';
 import type { EngineContext } from './context.ts';
+import { episodeMethods, emitEpisodes } from './episodes.ts';
 import { emit, emitChange } from './events.ts';
 import { checkChange, checkDeletionId, checkFeedUrl, checkFilter, checkGuid } from './input.ts';
 import { background, cancelAll, requestSync, schedulePush } from './schedule.ts';
@@ -36,6 +37,16 @@ async function local<T>(ctx: EngineContext, edit: (store: Store) => Promise<{ re
   if (ctx.leadership.isLeader) schedulePush(ctx);
   else ctx.channel.post({ type: 'queued' });
   return result;
+}
+
+/** A local listening-state change: durable when it resolves, announced, pushed soon (throttled per episode). */
+async function localEpisode(ctx: EngineContext, edit: (store: Store) => Promise<EpisodeState>): Promise<EpisodeState> {
+  alive(ctx);
+  const state = await typed(() => edit(writer(ctx)));
+  emitEpisodes(ctx, [{ podcast: state.podcast, episode: state.episode, ...(state.guid !== undefined ? { guid: state.guid } : {}) }]);
+  if (ctx.leadership.isLeader) schedulePush(ctx);
+  else ctx.channel.post({ type: 'queued' });
+  return state;
 }
 
 /** A read of the local view: another's store is refused, an unbound one claimed by no one. */
@@ -105,6 +116,7 @@ export function createApi(ctx: EngineContext): SyncEngine {
     retry: async (id: number) => void (await local(ctx, (s) => s.retry(id))),
     discard: async (id: number) => void (await local(ctx, (s) => s.discard(id))),
     status: () => snapshot(ctx),
+    ...episodeMethods(ctx, (edit) => localEpisode(ctx, edit), (work) => read(ctx, work)),
 
     async setAuth(next: Auth) {
       alive(ctx);
@@ -171,7 +183,10 @@ export function createApi(ctx: EngineContext): SyncEngine {
     },
 
     setVisible(visible: boolean) {
-      if (visible) background(ctx, 'sync');
+      if (visible) return background(ctx, 'sync');
+      // Hidden, or being unloaded: the listening state waiting out its interval goes now (the tab may not return).
+      state.flushEpisodes = true;
+      schedulePush(ctx, 0);
     },
   };
 }

@@ -29,6 +29,8 @@ export interface EngineState {
   needsPull: boolean;
   /** Consecutive failed pulls (the retry backoff's exponent). */
   pullFailures: number;
+  /** The page went hidden: the next push sends every pending episode change, not only the due ones. */
+  flushEpisodes: boolean;
   /** Queue ids being sent right now: local edits do not coalesce into them. */
   inFlight: Set<number>;
 }

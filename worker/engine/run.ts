@@ -6,6 +6,7 @@ import { push } from '../outbox.ts';
 import { isClosedError } from '../store/store.ts';
 import { runStore, whenBound } from './binding.ts';
 import type { EngineContext } from './context.ts';
+import { pullEpisodeState, pushEpisodeState } from './episodes.ts';
 import { emitChange, emitStatus } from './events.ts';
 import { pull } from './pull.ts';
 import { background, cancelPullRetry, later, retryPullLater, schedulePush } from './schedule.ts';
@@ -31,6 +32,7 @@ export async function execute(ctx: EngineContext, kind: 'sync' | 'push'): Promis
       setPhase(ctx, 'pulling');
       try {
         report.pulled = await pull(ctx, store);
+        await pullEpisodeState(ctx, store);
         state.pullFailures = 0;
         cancelPullRetry(ctx);
       } catch (error) {
@@ -42,6 +44,18 @@ export async function execute(ctx: EngineContext, kind: 'sync' | 'push'): Promis
     if (!state.authPaused && !state.closed && state.browserOnline) {
       ctx.runs.pushStarted = true;
       setPhase(ctx, 'pushing');
+      const hooks = {
+        halted: () => state.closed || state.authPaused || !state.browserOnline,
+        onUnauthorized: (error: SyncError) => {
+          pushErrors++;
+          pause(ctx, error);
+        },
+        onError: (error: SyncError) => {
+          pushErrors++;
+          state.lastError = errorInfo(error);
+          noteUnreachable(ctx, error);
+        },
+      };
       const result = await push({
         transport: ctx.transport,
         store,
@@ -52,25 +66,22 @@ export async function execute(ctx: EngineContext, kind: 'sync' | 'push'): Promis
         backoff: { baseDelay: ctx.opts.baseDelay, maxDelay: ctx.opts.maxDelay },
         concurrency: ctx.opts.concurrency,
         inFlight: state.inFlight,
-        halted: () => state.closed || state.authPaused || !state.browserOnline,
-        onUnauthorized: (error) => {
-          pushErrors++;
-          pause(ctx, error);
-        },
+        ...hooks,
         onNeedsPull: () => {
           state.needsPull = true;
         },
         onChange: (guids) => emitChange(ctx, guids),
         onQueue: () => emitChange(ctx, [], true),
-        onError: (error) => {
-          pushErrors++;
-          state.lastError = errorInfo(error);
-          noteUnreachable(ctx, error);
-        },
       });
       report.pushed = result.pushed;
       report.failed = result.failed;
-      if (result.wakeAt !== undefined) schedulePush(ctx, result.wakeAt - ctx.steadyNow());
+      // Listening state after subscriptions: an episode of a feed subscribed in this push may go in the same run.
+      const flush = kind === 'sync' || state.flushEpisodes;
+      state.flushEpisodes = false;
+      const episodes = await pushEpisodeState(ctx, store, flush, hooks);
+      report.pushedEpisodes = episodes.pushed;
+      const wakeAt = Math.min(result.wakeAt ?? Infinity, episodes.wakeAt ?? Infinity);
+      if (wakeAt !== Infinity) schedulePush(ctx, Math.max(0, wakeAt - ctx.steadyNow()));
     }
   } catch (error) {
     pullError ??= handleRunError(ctx, error);

@@ -24,13 +24,14 @@ export function setPhase(ctx: EngineContext, next: SyncPhase): void {
 export async function snapshot(ctx: EngineContext): Promise<SyncStatus> {
   const { state } = ctx;
   let counts = { pending: 0, failed: 0 };
+  let pendingEpisodes = 0;
   let cursor: number | undefined;
   let lastSuccess: number | undefined;
   try {
     if (!state.closed) {
       // A read: it claims no store (an unbound one reads as empty), and refuses another's.
       const store = reader(ctx);
-      [counts, cursor, lastSuccess] = await Promise.all([store.counts(), store.cursor(), store.lastSuccess()]);
+      [counts, cursor, lastSuccess, pendingEpisodes] = await Promise.all([store.counts(), store.cursor(), store.lastSuccess(), store.episodes.pendingCount()]);
     }
   } catch {
     // A closed or mismatched database: report what is known.
@@ -44,13 +45,14 @@ export async function snapshot(ctx: EngineContext): Promise<SyncStatus> {
     leader,
     pending: counts.pending,
     failed: counts.failed,
+    pendingEpisodes,
   };
   if (cursor !== undefined) mine.cursor = new Date(cursor).toISOString();
   if (lastSuccess !== undefined) mine.lastSuccess = lastSuccess;
   if (state.lastError) mine.lastError = state.lastError;
   if (state.progress) mine.progress = state.progress;
   if (leader || !state.leaderStatus || state.closed) return mine;
-  const fromLeader: SyncStatus = { ...state.leaderStatus, leader: false, pending: counts.pending, failed: counts.failed };
+  const fromLeader: SyncStatus = { ...state.leaderStatus, leader: false, pending: counts.pending, failed: counts.failed, pendingEpisodes };
   if (!state.browserOnline) Object.assign(fromLeader, { online: false, network: 'offline' });
   return fromLeader;
 }

@@ -14,7 +14,11 @@ export function onMessage(ctx: EngineContext, message: ChannelMessage): void {
   if (state.closed) return;
   switch (message.type) {
     case 'change':
-      emit(ctx, 'change', message.queue ? { guids: message.guids, queue: true } : { guids: message.guids });
+      emit(ctx, 'change', {
+        guids: message.guids,
+        ...(message.queue ? { queue: true as const } : {}),
+        ...(message.episodes ? { episodes: message.episodes } : {}),
+      });
       emitStatus(ctx);
       break;
     case 'queued':

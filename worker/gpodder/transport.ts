@@ -2,6 +2,7 @@
 import type { Auth } from '../../src/types.ts';
 import type { Http } from '../http.ts';
 import type { Transport } from '../transport.ts';
+import { createEpisodeTransport, episodePaths } from './episodes.ts';
 import { gpodderPaths } from './paths.ts';
 import { pullGpodder } from './pull.ts';
 import { sendGpodder } from './send.ts';
@@ -62,8 +63,13 @@ export function createGpodderTransport(options: GpodderOptions): Transport {
     );
     return registered;
   };
+  const user = () => {
+    const auth = options.auth();
+    return auth?.type === 'basic' ? auth.username : (options.account ?? 'current');
+  };
   return {
     protocol,
+    episodes: createEpisodeTransport(http, () => episodePaths(protocol, user()), register),
     batching: 'all',
     guidChanges: false,
     guidFor: (feedUrl) => feedUrl,

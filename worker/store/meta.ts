@@ -21,7 +21,7 @@ export function createMeta(core: StoreCore) {
 
     /** Wipe everything, binding included: the store belongs to no one until its next use binds it again. */
     async clear(): Promise<void> {
-      const tables = [db.subscriptions, db.outbox, db.aliases, db.meta];
+      const tables = [db.subscriptions, db.outbox, db.aliases, db.meta, db.episodes];
       await core.unguarded.transact('rw', tables, async () => {
         await Promise.all(tables.map((t) => t.clear()));
         await db.meta.put({ key: META.epoch, value: crypto.randomUUID() });

@@ -3,6 +3,7 @@ import type { SyncDatabase } from '../../src/schema.ts';
 import { createAcks } from './acks.ts';
 import type { Guard } from './claim.ts';
 import { createStoreCore, type StoreCore } from './core.ts';
+import { createEpisodeStore } from '../episodes/store.ts';
 import { createEdits } from './edits.ts';
 import { createMeta } from './meta.ts';
 import { createPullWrites } from './pull-writes.ts';
@@ -20,6 +21,8 @@ function parts(core: StoreCore, newGuid: () => string) {
     ...createEdits(core, newGuid),
     ...createAcks(core),
     ...createPullWrites(core),
+    /** Listening state (episodes). */
+    episodes: createEpisodeStore(core),
   };
 }
 

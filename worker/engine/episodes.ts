@@ -1,0 +1,125 @@
+// Listening state in the engine: the public methods, the pull and push a run makes, and their events. The
+// rules live in worker/episodes/; this is the glue to the context.
+import { SyncError } from '../../src/errors.ts';
+import type { EpisodeFilter, EpisodeRef, EpisodeState, ProgressChange } from '../../src/types.ts';
+import { MAX_SECONDS } from '../gpodder/episode-wire.ts';
+import { pullEpisodes } from '../episodes/pull.ts';
+import { pushEpisodes } from '../episodes/push.ts';
+import { episodeState, type LocalEpisodeChange } from '../episodes/store.ts';
+import type { Store } from '../store/store.ts';
+import type { EngineContext } from './context.ts';
+import { emit, emitStatus } from './events.ts';
+import { checkFeedUrl } from './input.ts';
+
+/** Tell this context and the other tabs which episodes changed. */
+export function emitEpisodes(ctx: EngineContext, episodes: EpisodeRef[]): void {
+  if (!episodes.length) return;
+  emit(ctx, 'change', { guids: [], episodes });
+  ctx.channel.post({ type: 'change', guids: [], episodes });
+  emitStatus(ctx);
+}
+
+/** An episode reference from the app: http(s) feed and enclosure URLs, an optional non-empty guid. */
+export function checkEpisodeRef(ref: unknown): EpisodeRef {
+  if (typeof ref !== 'object' || ref === null) throw new SyncError('invalid', 'an episode is { podcast, episode, guid? }');
+  const given = ref as Partial<EpisodeRef>;
+  const clean: EpisodeRef = { podcast: checkFeedUrl(given.podcast), episode: checkFeedUrl(given.episode) };
+  if (given.guid !== undefined) {
+    if (typeof given.guid !== 'string' || given.guid.trim() === '') throw new SyncError('invalid', 'an episode guid must be a non-empty string');
+    clean.guid = given.guid;
+  }
+  return clean;
+}
+
+function seconds(value: unknown, what: string, min: number): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > MAX_SECONDS) {
+    throw new SyncError('invalid', `${what} must be a number of seconds from ${min} to ${MAX_SECONDS}`);
+  }
+  return value;
+}
+
+function episodesOf(ctx: EngineContext) {
+  const { episodes } = ctx.transport;
+  if (!episodes) throw new SyncError('unsupported', `listening state is not part of the ${ctx.transport.protocol} protocol (the Open Podcast API has no published episode interface yet)`);
+  return episodes;
+}
+
+/** The listening-state methods of the public object; `local` and `read` are the API's own wrappers. */
+export function episodeMethods(
+  ctx: EngineContext,
+  local: (edit: (store: Store) => Promise<EpisodeState>) => Promise<EpisodeState>,
+  read: <T>(work: (store: Store) => Promise<T>) => Promise<T>,
+) {
+  const record = (ref: EpisodeRef, change: LocalEpisodeChange) => {
+    episodesOf(ctx);
+    return local(async (store) => episodeState(await store.episodes.recordLocal(ref, change, ctx.clock.now(), ctx.steadyNow(), ctx.opts.progressInterval)));
+  };
+  return {
+    async setProgress(ref: EpisodeRef, progress: ProgressChange): Promise<EpisodeState> {
+      const clean = checkEpisodeRef(ref);
+      if (typeof progress !== 'object' || progress === null) throw new SyncError('invalid', 'progress is { position, total? }');
+      const change: LocalEpisodeChange['change'] = { position: seconds(progress.position, 'position', 0) };
+      if (progress.total !== undefined) change.total = seconds(progress.total, 'total', 1);
+      return record(clean, { change, throttled: true });
+    },
+    async markPlayed(ref: EpisodeRef, played = true): Promise<EpisodeState> {
+      const clean = checkEpisodeRef(ref);
+      if (typeof played !== 'boolean') throw new SyncError('invalid', 'played must be a boolean');
+      return record(clean, { change: { played }, throttled: false });
+    },
+    async episode(ref: EpisodeRef): Promise<EpisodeState | undefined> {
+      const clean = checkEpisodeRef(ref);
+      episodesOf(ctx);
+      return read((store) => store.episodes.episode(clean));
+    },
+    async episodes(filter?: EpisodeFilter): Promise<EpisodeState[]> {
+      episodesOf(ctx);
+      if (filter?.changedSince !== undefined && Number.isNaN(Date.parse(filter.changedSince))) throw new SyncError('invalid', 'changedSince must be an ISO time');
+      return read((store) => store.episodes.episodes(filter));
+    },
+  };
+}
+
+/** A run's episode pull (where the protocol has listening state). */
+export async function pullEpisodeState(ctx: EngineContext, store: Store): Promise<void> {
+  const transport = ctx.transport.episodes;
+  if (!transport) return;
+  const refs = await pullEpisodes(transport, store.episodes, ctx.steadyNow());
+  emitEpisodes(ctx, refs);
+}
+
+/** The feeds this account subscribes to now (episode actions for others wait: opodsync would subscribe them). */
+async function subscribedFeeds(store: Store): Promise<Set<string>> {
+  return new Set((await store.list({ subscribed: true })).map((s) => s.feedUrl));
+}
+
+/**
+ * A run's episode push: the due changes (every pending one when `flush`); resolves with the number uploaded
+ * and the device time of the next due change, for the push timer.
+ */
+export async function pushEpisodeState(
+  ctx: EngineContext,
+  store: Store,
+  flush: boolean,
+  hooks: Pick<Parameters<typeof pushEpisodes>[0], 'halted' | 'onUnauthorized' | 'onError'>,
+): Promise<{ pushed: number; wakeAt?: number }> {
+  const transport = ctx.transport.episodes;
+  if (!transport) return { pushed: 0 };
+  const feeds = await subscribedFeeds(store);
+  const subscribed = (podcast: string) => feeds.has(podcast);
+  const pushed = await pushEpisodes({
+    transport,
+    store: store.episodes,
+    clock: ctx.clock,
+    now: ctx.steadyNow,
+    backoff: { baseDelay: ctx.opts.baseDelay, maxDelay: ctx.opts.maxDelay },
+    device: ctx.opts.device,
+    interval: ctx.opts.progressInterval,
+    flush,
+    subscribed,
+    onChange: (refs) => emitEpisodes(ctx, refs),
+    ...hooks,
+  });
+  const wakeAt = await store.episodes.nextDue(subscribed, ctx.steadyNow());
+  return wakeAt === undefined ? { pushed } : { pushed, wakeAt };
+}
