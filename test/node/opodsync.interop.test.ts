@@ -82,8 +82,8 @@ describeOpodsync('interop: the engine against the real opodsync', () => {
       e.setOnline(true);
       const report = await e.sync();
       expect(report).toMatchObject({ pushed: 3, failed: 0, pending: 0 });
-      // One pull and one upload carrying all three changes.
-      expect(report.requests).toBe(2);
+      // One pull of subscriptions, one of episode actions, and one upload carrying all three changes.
+      expect(report.requests).toBe(3);
       const now = await subscribed();
       expect(now.has(feed(run, 'c'))).toBe(true);
       expect(now.has(feed(run, 'a'))).toBe(false);
