@@ -91,7 +91,8 @@ const mediaUrl = (f: number, e: number) => `https://media.example/bench-episodes
 const naive = (ms: number) => new Date(ms).toISOString().slice(0, 19);
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-function args(server: GpodderServer, label: string): PullArgs {
+/** Client options for `server`'s account on this device, on a fresh database. */
+export function args(server: GpodderServer, label: string): PullArgs {
   return { baseUrl: server.url, token: PASSWORD, dbName: `opa-bench-episodes-${label}-${randomUUID().slice(0, 8)}`, pageSize: 500, gpodder: { username: USER, device: DEVICE } };
 }
 
@@ -110,7 +111,7 @@ function counts(log: RequestLogEntry[]) {
 }
 
 /** A mygpo server whose `feeds` feeds are on this device's list and which holds `n` plays from a phone, a second apart, a day old. */
-async function accountWithHistory(n: number, feeds: number): Promise<GpodderServer> {
+export async function accountWithHistory(n: number, feeds: number): Promise<GpodderServer> {
   const server = await startGpodderServer({ port: 0, dialect: 'mygpo', users: { [USER]: PASSWORD } });
   server.registerDevice(DEVICE);
   server.foreign.add(Array.from({ length: feeds }, (_, f) => feedUrl(f)), { device: DEVICE });
