@@ -16,6 +16,7 @@ import { call, launchBenchBrowser, type BenchBrowser } from './support/browser.t
 import { sampleWorkerHeaps, type HeapSampler } from './support/heap.ts';
 import { measureSize, type SizeResult } from './support/size.ts';
 import { startSite } from './support/site.ts';
+import { episodesBench, FULL_EPISODES, QUICK_EPISODES, type EpisodesFigures, type EpisodesPlan } from './episodes.ts';
 import { storeBench, type StoreFigures } from './store.ts';
 import { median, percentile, round } from './support/stats.ts';
 
@@ -30,8 +31,8 @@ const ENGINE_WORKER = 'opa-sync';
 const BASELINE_WORKER = 'opa-bench-baseline';
 
 export type SizeKey = 'n1k' | 'n10k' | 'n100k';
-export type Section = 'pull' | 'incremental' | 'replay' | 'store' | 'size';
-export const SECTIONS: readonly Section[] = ['pull', 'incremental', 'replay', 'store', 'size'];
+export type Section = 'pull' | 'incremental' | 'replay' | 'episodes' | 'store' | 'size';
+export const SECTIONS: readonly Section[] = ['pull', 'incremental', 'replay', 'episodes', 'store', 'size'];
 
 /** What to run. */
 export interface BenchPlan {
@@ -46,6 +47,8 @@ export interface BenchPlan {
   replay: { subscriptions: number; changes: number; latencyMs: number; runs: number };
   /** The same offline replay against the gPodder reference server (mygpo): toggles only, as gPodder carries them. */
   gpodderReplay: { subscriptions: number; changes: number; latencyMs: number; runs: number };
+  /** Listening state (gPodder server, mygpo): first sync, simulated playback, offline progress. */
+  episodes: EpisodesPlan;
 }
 
 export const FULL_PLAN: BenchPlan = {
@@ -61,6 +64,7 @@ export const FULL_PLAN: BenchPlan = {
   updates: 200,
   replay: { subscriptions: 100, changes: 1_000, latencyMs: 20, runs: 3 },
   gpodderReplay: { subscriptions: 100, changes: 1_000, latencyMs: 20, runs: 3 },
+  episodes: FULL_EPISODES,
 };
 
 /** Tiny sizes, one run each: checks the harness end to end in well under a minute. */
@@ -77,6 +81,7 @@ export const QUICK_PLAN: BenchPlan = {
   updates: 20,
   replay: { subscriptions: 10, changes: 100, latencyMs: 20, runs: 1 },
   gpodderReplay: { subscriptions: 10, changes: 100, latencyMs: 20, runs: 1 },
+  episodes: QUICK_EPISODES,
 };
 
 export interface InitialPullFigure {
@@ -186,6 +191,8 @@ export interface BenchResult {
     n: number;
     method: string;
   };
+  /** Listening state against a gPodder server (mygpo): first sync vs a naive baseline, an hour of playback (simulated time), offline progress. */
+  episodes?: EpisodesFigures;
   /** client.store() in a React app (Chromium only): edit → DOM, and snapshots during a first sync. */
   store?: StoreFigures;
   size?: SizeResult;
@@ -634,6 +641,9 @@ export function checkTargets(r: BenchResult): TargetCheck[] {
     check('replay push requests', 'replay.requests', r.replay?.requests, '≤ 100', (v) => v <= 100),
     check('replay time at 20 ms latency', 'replay.ms', r.replay?.ms, '< 2000 ms', (v) => v < 2000),
     check('gPodder replay uploads', 'gpodderReplay.requests', r.gpodderReplay?.requests, '= 1 request', (v) => v === 1),
+    check('episodes: uploads per hour of playback, a setProgress each second (simulated time)', 'episodes.playback.uploadsPerHour', r.episodes?.playback.uploadsPerHour, '≤ 120 / hour', (v) => v <= 120),
+    check('episodes: uploads after 1,000 offline progress changes over 50 episodes', 'episodes.offline.uploads', r.episodes?.offline.uploads, '= 1 upload', (v) => v === 1),
+    check('episodes: actions in that upload', 'episodes.offline.actionsSent', r.episodes?.offline.actionsSent, '= 1 per episode', (v) => v === r.episodes?.offline.episodes),
     check("another tab's edit → React DOM (200 rows), p95", 'store.small.otherTab.p95Ms', r.store?.small.otherTab.p95Ms, '≤ 17 ms', (v) => v <= 17),
     check('worker peak heap, 100k pull', 'memory.peakHeapMB', r.memory?.peakHeapMB, '< 64 MB', (v) => v < 64),
     check('page entry, gzip', 'size.pageGzipBytes', r.size?.pageGzipBytes, '< 4 KiB', (v) => v < 4096),
@@ -695,6 +705,11 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
         await replay(browser, plan, result, log);
         log(`gpodderReplay (${plan.gpodderReplay.changes} toggles over ${plan.gpodderReplay.subscriptions} feeds, gPodder server, ${plan.gpodderReplay.latencyMs} ms latency) ...`);
         await gpodderReplay(browser, plan, result, log);
+      }
+      if (sections.includes('episodes')) {
+        const e = plan.episodes;
+        log(`episodes (gPodder server, mygpo: first sync of ${e.firstSync.n} episode states ×${e.firstSync.runs} and baseline; ${e.playbackSeconds} s of playback in simulated time; ${e.offline.changes} offline progress changes over ${e.offline.episodes} episodes) ...`);
+        result.episodes = await episodesBench(browser, e, log);
       }
       if (sections.includes('store')) {
         // The framework apps' proof is Chromium's (issue 19); the figures come from there too.

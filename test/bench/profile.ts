@@ -1,7 +1,8 @@
-// `npx tsx test/bench/profile.ts [N] [--baseline]`: a V8 CPU profile of the engine's (or the baseline's) worker during one initial pull of N
-// subscriptions (default 10,000) in Chromium, summed by function (self time), to see where a pull's worker time
+// `npx tsx test/bench/profile.ts [N] [--baseline] [--episodes]`: a V8 CPU profile of the engine's (or the baseline's) worker during one initial pull of N
+// subscriptions (default 10,000) in Chromium (`--episodes`: a first sync of N episode states from a mygpo account, as the bench's), summed by function (self time), to see where a pull's worker time
 // goes. CPU time, not wall time: unlike the bench's figures, it hardly moves with the machine's load.
 import { startServer } from '../server/server.ts';
+import { accountWithHistory, args as episodeArgs } from './episodes.ts';
 import { playwrightPage } from '../support/drivers/chromium.ts';
 import { call, launchBenchBrowser } from './support/browser.ts';
 import { startSite } from './support/site.ts';
@@ -19,10 +20,12 @@ interface Profile {
 
 process.env.BENCH_MINIFY = '0';
 const baseline = process.argv.includes('--baseline');
+const episodes = process.argv.includes('--episodes');
 const n = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 10_000);
 const site = await startSite();
 const browser = await launchBenchBrowser('chromium', site.url);
-const server = await startServer({ port: 0, seed: n });
+const account = episodes ? await accountWithHistory(n, 100) : undefined;
+const server = account ?? (await startServer({ port: 0, seed: n }));
 try {
   const page = await browser.openPage();
   const pw = playwrightPage(page)!;
@@ -51,9 +54,10 @@ try {
     })();
   });
   await cdp.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: false });
-  const args = { baseUrl: server.url, token: 'demo-token', dbName: `profile-${Date.now()}`, pageSize: 500 };
+  const args = account ? episodeArgs(account, 'profile') : { baseUrl: server.url, token: 'demo-token', dbName: `profile-${Date.now()}`, pageSize: 500 };
   // Profiled from the worker's first instruction to the end of the pull, before the worker goes.
   const t0 = Date.now();
+  if (baseline && episodes) throw new Error('--baseline --episodes: not profiled (the episodes baseline worker does not wait to be held)');
   if (baseline) await call(page, 'baselinePull', { ...args, hold: true });
   else {
     await call(page, 'open', args);

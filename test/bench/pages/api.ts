@@ -1,5 +1,5 @@
 // What the bench page exposes as `window.bench` (types only; shared by the page and the Node runner).
-import type { Subscription, SyncReport, SyncStatus } from '../../../src/types.ts';
+import type { EpisodeRef, EpisodeState, Subscription, SyncReport, SyncStatus } from '../../../src/types.ts';
 
 /** Where and how to pull. */
 export interface PullArgs {
@@ -50,6 +50,27 @@ export interface BaselineArgs extends PullArgs {
 /** Messages from the baseline worker. */
 export type BaselineMessage = { type: 'done'; requests: number; entries: number } | { type: 'error'; message: string };
 
+/** A first sync of listening state: the engine from `createSyncClient` to `sync()` resolving. */
+export interface EpisodeSyncResult {
+  ms: number;
+  report: SyncReport;
+  /** Rows in the engine's episodes table afterwards. */
+  count: number;
+}
+
+/** The episodes baseline: from `new Worker` to its 'done' message. */
+export interface BaselineEpisodesResult {
+  ms: number;
+  /** Episode action pulls (GET) it made, and the subscription list's. */
+  requests: number;
+  actions: number;
+  /** Rows in its episodes table (one per episode URL: the last action put wins). */
+  count: number;
+}
+
+/** Messages from the episodes baseline worker. */
+export type BaselineEpisodesMessage = { type: 'done'; requests: number; actions: number } | { type: 'error'; message: string };
+
 /** `window.bench`. */
 export interface BenchApi {
   enginePull(args: PullArgs): Promise<EnginePullResult>;
@@ -68,6 +89,16 @@ export interface BenchApi {
   pendingCount(): Promise<number>;
   /** Milliseconds from the last `online` event until `pending()` is empty (polled every 5 ms). */
   drainedAfterOnline(timeoutMs: number): Promise<number>;
+  /** A first sync of a gPodder account's listening state on a fresh database (`args.gpodder` required). */
+  episodeFirstSync(args: PullArgs): Promise<EpisodeSyncResult>;
+  /** The naive baseline of the same: fetch the same answers, `bulkPut` each page's actions into a plain Dexie table. */
+  baselineEpisodes(args: PullArgs): Promise<BaselineEpisodesResult>;
+  /** Sequential `client.setProgress()` calls on the open client. */
+  progress(plan: { ref: EpisodeRef; position: number; total: number }[]): Promise<void>;
+  /** `client.episode(ref)` on the open client. */
+  episode(ref: EpisodeRef): Promise<EpisodeState | undefined>;
+  /** Milliseconds from the last `online` event until `status().pendingEpisodes` is 0 (polled every 5 ms). */
+  episodesDrainedAfterOnline(timeoutMs: number): Promise<number>;
   /** Close the open client (terminating its worker). */
   close(): Promise<void>;
   /** Delete a database; false when it did not finish within `timeoutMs` (a connection somewhere keeps it open). */

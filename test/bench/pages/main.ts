@@ -2,7 +2,7 @@
 // and the baseline worker, side by side, exposed as `window.bench` for the Node runner.
 import { Dexie } from 'dexie';
 import { createSyncClient, type SyncClient } from '../../../src/index.ts';
-import type { BaselineArgs, BaselineMessage, BenchApi, PullArgs, Responsiveness } from './api.ts';
+import type { BaselineArgs, BaselineEpisodesMessage, BaselineMessage, BenchApi, PullArgs, Responsiveness } from './api.ts';
 
 // The page's own Dexie (used to count rows) must not run in its slow debug mode either.
 Dexie.debug = false;
@@ -157,6 +157,49 @@ const bench: BenchApi = {
     for (;;) {
       if ((await client.pending()).length === 0) return performance.now() - onlineAt;
       if (performance.now() > deadline) throw new Error(`the queue did not drain within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  },
+
+  async episodeFirstSync(args) {
+    const t0 = performance.now();
+    const c = createSyncClient(clientOptions(args));
+    const report = await c.sync();
+    const ms = performance.now() - t0;
+    await c.close();
+    return { ms, report, count: await countRows(args.dbName, 'episodes') };
+  },
+
+  async baselineEpisodes(args) {
+    const t0 = performance.now();
+    const worker = new Worker(new URL('./episodes-baseline-worker.ts', import.meta.url), { type: 'module', name: 'opa-bench-baseline-episodes' });
+    const done = await new Promise<BaselineEpisodesMessage>((resolve, reject) => {
+      worker.onmessage = (e: MessageEvent<BaselineEpisodesMessage>) => resolve(e.data);
+      worker.onerror = (e) => reject(new Error(`episodes baseline worker: ${e.message}`));
+      worker.postMessage(args);
+    });
+    const ms = performance.now() - t0;
+    worker.terminate();
+    if (done.type === 'error') throw new Error(`episodes baseline worker: ${done.message}`);
+    return { ms, requests: done.requests, actions: done.actions, count: await countRows(args.dbName, 'episodes') };
+  },
+
+  async progress(plan) {
+    if (!client) throw new Error('no open client');
+    for (const { ref, position, total } of plan) await client.setProgress(ref, { position, total });
+  },
+
+  async episode(ref) {
+    if (!client) throw new Error('no open client');
+    return client.episode(ref);
+  },
+
+  async episodesDrainedAfterOnline(timeoutMs) {
+    if (!client) throw new Error('no open client');
+    const deadline = performance.now() + timeoutMs;
+    for (;;) {
+      if ((await client.status()).pendingEpisodes === 0) return performance.now() - onlineAt;
+      if (performance.now() > deadline) throw new Error(`the episode changes were not uploaded within ${timeoutMs} ms`);
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
   },

@@ -85,6 +85,37 @@ export function rows(r: BenchResult): Row[] {
       m.ok,
     ]);
   }
+  const ep = r.episodes;
+  if (ep) {
+    const f = ep.firstSync;
+    out.push([
+      `episodes: first sync of ${fmt(f.n)} states (${f.runs} runs)`,
+      `${fmt(f.engineMs)} ms vs ${fmt(f.baselineMs)} ms`,
+      `ratio ${f.ratio.toFixed(2)} (paired ${f.pairedRatio.toFixed(2)}) vs a naive worker (fetch, bulkPut); ${f.episodeRequests} vs ${f.baselineEpisodeRequests} episode GETs (mygpo pages of 1,000), ${f.requests} vs ${f.baselineRequests} requests in all`,
+      '',
+      '',
+    ]);
+    const p = ep.playback;
+    const mp = mark(t, 'episodes.playback.uploadsPerHour');
+    out.push([
+      `episodes: ${fmt(p.seconds)} s of playback, setProgress each second`,
+      `${fmt(p.uploads)} uploads`,
+      `SIMULATED time (Node, virtual clock); progressInterval ${fmt(p.progressIntervalMs / 1000)} s; +${p.trailingUploads} after the pause (the last position); naive: ${fmt(p.naiveUploads)}`,
+      mp.target,
+      mp.ok,
+    ]);
+    const o = ep.offline;
+    const mo = mark(t, 'episodes.offline.uploads');
+    const ma = mark(t, 'episodes.offline.actionsSent');
+    out.push([
+      `episodes: ${fmt(o.changes)} offline progress changes / ${o.episodes} episodes`,
+      `${o.uploads} upload(s)`,
+      `${o.queued} pending; +${o.totalRequests - o.uploads} pull GETs; drained in ${fmt(o.ms)} ms at ${o.latencyMs} ms latency; naive: ${fmt(o.naiveUploads)} uploads`,
+      mo.target,
+      mo.ok,
+    ]);
+    out.push([`episodes: actions in those uploads`, `${fmt(o.actionsSent)}`, '', ma.target, ma.ok]);
+  }
   const mem = r.memory;
   if (mem) {
     const m = mark(t, 'memory.peakHeapMB');
@@ -148,6 +179,9 @@ export function engineTable(results: BenchResult[]): string {
     ['10 ms timer late by at most (10k pull)', (r) => r.updateLatency?.maxLoopGapMs !== undefined ? `${fmt(r.updateLatency.maxLoopGapMs)} ms` : undefined],
     ['replay 1,000 offline changes / 100 subs', (r) => r.replay && `${r.replay.requests} requests, ${fmt(r.replay.ms)} ms`],
     ['gPodder: replay 1,000 offline toggles / 100 feeds', (r) => r.gpodderReplay && `${r.gpodderReplay.requests} upload (${r.gpodderReplay.totalRequests} requests in all), ${fmt(r.gpodderReplay.ms)} ms`],
+    ['episodes: first sync of 10k states, engine vs naive baseline, ratio (mygpo)', (r) => r.episodes && `${fmt(r.episodes.firstSync.engineMs)} vs ${fmt(r.episodes.firstSync.baselineMs)} ms, **${r.episodes.firstSync.ratio.toFixed(2)}**, ${r.episodes.firstSync.episodeRequests} episode GETs`],
+    ['episodes: an hour of playback, setProgress each second (simulated time)', (r) => r.episodes && `${r.episodes.playback.uploads} uploads (+${r.episodes.playback.trailingUploads} after the pause)`],
+    ['episodes: 1,000 offline progress changes / 50 episodes', (r) => r.episodes && `${r.episodes.offline.uploads} upload of ${r.episodes.offline.actionsSent} actions, ${fmt(r.episodes.offline.ms)} ms`],
     ['client.store() in React: another tab\'s edit → DOM p50 / p95, 200 · 10k rows', (r) => r.store && `${fmt(r.store.small.otherTab.p50Ms, 1)} / ${fmt(r.store.small.otherTab.p95Ms, 1)} · ${fmt(r.store.large.otherTab.p50Ms, 1)} / ${fmt(r.store.large.otherTab.p95Ms, 1)} ms`],
     ['client.store(): snapshots during a first sync', (r) => r.store && `${fmt(r.store.firstSync.snapshots)} for ${fmt(r.store.firstSync.n)} rows`],
     ['worker peak JS heap, 100k pull', (r) => (r.memory ? `${fmt(r.memory.peakHeapMB, 1)} MB` : 'not measurable (CDP only)')],
