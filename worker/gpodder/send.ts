@@ -37,8 +37,11 @@ function outcomeOf(item: SendItem, answer: WireUploaded): SendOutcome {
   const final = (url: string) => renamed.get(url) ?? url;
   const stamp = formatTimestamp(answer.timestamp * 1000);
   const { change, target } = item;
+  const url = change.kind === 'add' ? change.feedUrl! : change.kind === 'remove' ? target! : (change.change?.feedUrl ?? target!);
+  if (answer.unreadable.includes(url)) {
+    return { type: 'error', error: new SyncError('bad-response', `the upload answer names no usable feed URL for ${url}`, { status: 200 }) };
+  }
   if (change.kind === 'remove') return { type: 'deleted' };
-  const url = change.kind === 'add' ? change.feedUrl! : (change.change?.feedUrl ?? target!);
   const stored = final(url);
   if (stored === '') return { type: 'error', error: new SyncError('invalid', `the server refused the feed URL ${url}`, { status: 200 }) };
   if (change.kind === 'add') return { type: 'added', entry: { guid: stored, feedUrl: stored, isSubscribed: true, subscriptionChanged: stamp } };

@@ -15,6 +15,8 @@ export interface WireChanges {
 export interface WireUploaded {
   timestamp: number;
   update_urls: [string, string][];
+  /** URLs sent that the answer rewrote to something the feed-URL rule refuses: no answer for them. */
+  unreadable: string[];
 }
 
 /** Body of an upload. */
@@ -50,20 +52,24 @@ function seconds(value: unknown, what: string): number {
   return Math.floor(value);
 }
 
-function rewrites(value: unknown, what: string): [string, string][] {
-  if (value === undefined || value === null) return [];
+/**
+ * Rewrites under the feed-URL rule: one from a URL never stored names nothing (dropped); one to a URL the rule
+ * refuses (a script URL) is no answer at all for the URL sent: listed apart as `unreadable` (an upload's change
+ * for it stays queued, as after any unreadable answer; a pull ignores it). "" still means refused.
+ */
+function rewrites(value: unknown, what: string): { pairs: [string, string][]; unreadable: string[] } {
+  const out = { pairs: [] as [string, string][], unreadable: [] as string[] };
+  if (value === undefined || value === null) return out;
   const ok = Array.isArray(value) && value.every((p) => Array.isArray(p) && p.length === 2 && typeof p[0] === 'string' && typeof p[1] === 'string');
   if (!ok) throw bad(what, 'update_urls is not a list of [old, new] pairs');
-  return (value as [string, string][]).flatMap(safeRewrite);
-}
-
-/**
- * A rewrite under the feed-URL rule: one from a URL never stored names nothing (dropped); one to a URL the rule
- * refuses is the server refusing the URL sent ("" as stored): only that change goes to `failed()`.
- */
-function safeRewrite([from, to]: [string, string]): [string, string][] {
-  const old = feedUrlOf(from);
-  return old === undefined ? [] : [[old, to === '' ? '' : (feedUrlOf(to) ?? '')]];
+  for (const [from, to] of value as [string, string][]) {
+    const old = feedUrlOf(from);
+    if (old === undefined) continue;
+    const next = to === '' ? '' : feedUrlOf(to);
+    if (next === undefined) out.unreadable.push(old);
+    else out.pairs.push([old, next]);
+  }
+  return out;
 }
 
 /**
@@ -77,7 +83,7 @@ export const MAX_ANSWER_URLS = 100_000;
 export function parseChanges(value: unknown): WireChanges {
   const what = 'subscription changes';
   const o = record(value, what);
-  const changes = { add: urls(o.add, 'add', what), remove: urls(o.remove, 'remove', what), timestamp: seconds(o.timestamp, what), update_urls: rewrites(o.update_urls, what) };
+  const changes = { add: urls(o.add, 'add', what), remove: urls(o.remove, 'remove', what), timestamp: seconds(o.timestamp, what), update_urls: rewrites(o.update_urls, what).pairs };
   const named = changes.add.length + changes.remove.length + changes.update_urls.length;
   if (named > MAX_ANSWER_URLS) throw bad(what, `${named} URLs in one answer (at most ${MAX_ANSWER_URLS})`);
   return changes;
@@ -87,5 +93,6 @@ export function parseChanges(value: unknown): WireChanges {
 export function parseUploaded(value: unknown): WireUploaded {
   const what = 'upload answer';
   const o = record(value, what);
-  return { timestamp: seconds(o.timestamp, what), update_urls: rewrites(o.update_urls, what) };
+  const { pairs, unreadable } = rewrites(o.update_urls, what);
+  return { timestamp: seconds(o.timestamp, what), update_urls: pairs, unreadable };
 }
