@@ -136,7 +136,7 @@ const AIMED: Record<string, fc.Arbitrary<unknown>> = {
 /** A valid object with one field spoiled: replaced by a wrong value (aimed at it by its name, or any), deleted, or joined by a stray one. */
 export function oneFieldWrong<T extends object>(valid: fc.Arbitrary<T>): fc.Arbitrary<unknown> {
   return fc.tuple(valid, fc.nat(), fc.constantFrom('aimed', 'aimed', 'replace', 'delete', 'add')).chain(([obj, i, how]) => {
-    const copy: Record<string, unknown> = { ...obj };
+    const copy: Record<string, unknown> = { ...(obj as Record<string, unknown>) };
     const keys = Object.keys(copy);
     const key = keys.length && how !== 'add' ? keys[i % keys.length]! : `extra${i % 3}`;
     if (how === 'delete') {
