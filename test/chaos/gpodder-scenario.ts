@@ -27,7 +27,7 @@ import {
 } from './hostile.ts';
 import { prng } from './prng.ts';
 import { createSimulation } from './sim.ts';
-import { CALM, createTransport } from './transport.ts';
+import { CALM, createTransport, RunawayError } from './transport.ts';
 
 /** What a gPodder scenario did. */
 export interface GpodderScenarioResult {
@@ -98,6 +98,11 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
   let refusals = false;
   let server: GpodderServer | undefined;
 
+  let stopRunaway: (message: string) => void = () => undefined;
+  const runaway = new Promise<never>((_, reject) => {
+    stopRunaway = (message) => reject(new RunawayError(message));
+  });
+  runaway.catch(() => undefined);
   const body = async () => {
     // The protocol's clock has whole seconds: each reading is a new second, so no two events share one (the
     // same-second gap of mygpo's exclusive `since` is a protocol limit the README states, not an engine bug).
@@ -115,6 +120,7 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
     scope.defer(() => s.close());
     const other = await otherOrigin(scope);
     const transport = createTransport({ serverOrigin: s.origin, otherOrigin: other.origin, rng: rng.fork(1), sim });
+    transport.onRunaway = stopRunaway;
     // The engine's list: under mygpo the device's own (v2 paths) or the user's (Nextcloud paths).
     const mine: ListTarget = dialect === 'mygpo' && protocol === 'gpodder' ? { device: DEVICE } : {};
     if (dialect === 'mygpo') s.registerDevice(DEVICE);
@@ -514,9 +520,10 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
     timer = setTimeout(() => reject(new Error('hung: still running after 60 s')), 60_000);
   });
   try {
-    await Promise.race([body(), watchdog]);
+    await Promise.race([body(), watchdog, runaway]);
   } catch (error) {
-    violations.push(`the scenario could not finish: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    if (error instanceof RunawayError) violations.push(error.message);
+    else violations.push(`the scenario could not finish: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   } finally {
     clearTimeout(timer);
     if (violations.length && server) for (const r of server.log().slice(-20)) trace.push(`${r.method} ${r.path} → ${r.status}${r.fault ? ` (${r.fault})` : ''} ${r.body ? JSON.stringify(r.body) : ''}`);

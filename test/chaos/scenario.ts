@@ -46,7 +46,7 @@ import {
 import { Model, type ModelSub } from './model.ts';
 import { prng, type Prng } from './prng.ts';
 import { createSimulation } from './sim.ts';
-import { CALM, createTransport, type Weather } from './transport.ts';
+import { CALM, createTransport, RunawayError, type Weather } from './transport.ts';
 
 /** What a scenario may throw at the engine. */
 export interface ScenarioOptions {
@@ -158,6 +158,11 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
   let server: RefServer | undefined;
   let phase = 'setup';
   let diagnose: (() => Promise<string>) | undefined;
+  let stopRunaway: (message: string) => void = () => undefined;
+  const runaway = new Promise<never>((_, reject) => {
+    stopRunaway = (message) => reject(new RunawayError(message));
+  });
+  runaway.catch(() => undefined);
   const body = async () => {
     server = await chaosServer(scope, {
       seed: rng.int(3, 12),
@@ -169,6 +174,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     const s = server;
     const other = await otherOrigin(scope);
     const transport = createTransport({ serverOrigin: s.origin, otherOrigin: other.origin, rng: rng.fork(1), sim });
+    transport.onRunaway = stopRunaway;
     const foreignNext = rng.pick([0, 0.3, 1]);
     transport.weather = { ...CALM, foreignNext };
     const config = {
@@ -879,10 +885,11 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     timer = setTimeout(() => reject(new Error(`hung: still running after ${opts.watchdog} ms, in ${phase}`)), opts.watchdog);
   });
   try {
-    await Promise.race([body(), watchdog]);
+    await Promise.race([body(), watchdog, runaway]);
   } catch (error) {
     if (error instanceof ScenarioFailure) throw error;
-    violations.push(`the scenario could not finish: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+    if (error instanceof RunawayError) violations.push(`${error.message} in ${phase}`);
+    else violations.push(`the scenario could not finish: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
     if (diagnose) violations.push(`when it stopped: ${await diagnose().catch((e: unknown) => String(e))}`);
   } finally {
     clearTimeout(timer);

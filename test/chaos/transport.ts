@@ -144,7 +144,20 @@ export interface Transport {
   readonly overlaps: string[];
   /** How the last finished request ended for the engine. */
   lastOutcome: AuditedRequest['outcome'];
+  /**
+   * Called once when the engine makes more than RUNAWAY requests within one simulated second: a loop that
+   * does not let simulated time move (0 ms timers) would otherwise only end at the real-time watchdog.
+   */
+  onRunaway: ((message: string) => void) | undefined;
 }
+
+/** A scenario stopped because the engine ran away (see `onRunaway`). */
+export class RunawayError extends Error {
+  override readonly name = 'RunawayError';
+}
+
+/** Requests within one simulated second that no backoff schedule explains (see `onRunaway`). */
+export const RUNAWAY = 1000;
 
 /** Options of the transport. */
 export interface TransportOptions {
@@ -259,6 +272,7 @@ export function createTransport(options: TransportOptions): Transport {
     audit: [],
     overlaps: [],
     lastOutcome: undefined,
+    onRunaway: undefined,
     fetch: (async (input: globalThis.RequestInfo | URL, init?: RequestInit) => {
       const raw = typeof input === 'string' ? input : input instanceof URL ? input.href : (input as Request).url;
       const url = new URL(raw);
@@ -268,6 +282,12 @@ export function createTransport(options: TransportOptions): Transport {
       at('starting');
       const entry: AuditedRequest = { at: sim ? sim.now() : Date.now(), method, path: url.pathname, keys: payloadKeys(method, url, bodyOf(init)) };
       transport.audit.push(entry);
+      recent.push(entry.at);
+      while (recent[0]! < entry.at - 1000) recent.shift();
+      if (recent.length > RUNAWAY && !runaway) {
+        runaway = true;
+        transport.onRunaway?.(`spin: ${recent.length} requests within one simulated second (the last ${method} ${url.pathname}): stopped`);
+      }
       // A change in two requests at once: the second may be applied after a newer one, or twice.
       const writes = entry.keys.filter((k) => !k.startsWith('pull ') && !k.startsWith('poll '));
       for (const key of writes) {
@@ -291,6 +311,9 @@ export function createTransport(options: TransportOptions): Transport {
   };
   /** Payload keys of requests in flight, to the request carrying them. */
   const active = new Map<string, number>();
+  /** Times of the requests in the last simulated second. */
+  const recent: number[] = [];
+  let runaway = false;
 
   async function forward(n: number, method: string, url: URL, init: RequestInit | undefined, at: (where: string) => void, entry: AuditedRequest): Promise<Response> {
     transport.sent.push({ method, url: url.href, origin: url.origin, credentials: hasCredentials(init?.headers) });
