@@ -10,7 +10,7 @@ import { createHttp, type Http } from '../../worker/http.ts';
 /** Every property runs with these: a fixed seed (reproducible), few enough runs that `npm test` stays fast. */
 export const FUZZ = { seed: 0x16_2026, numRuns: 150 } as const;
 /** For properties that build an HTTP layer and a transport per case. */
-export const FUZZ_IO = { seed: 0x16_2026, numRuns: 80 } as const;
+export const FUZZ_IO = { seed: 0x16_2026, numRuns: 60 } as const;
 
 /** The app's own rule for a feed address, applied to what a server sends: trimmed, absolute, http(s). */
 export function isSafeFeedUrl(value: unknown): boolean {

@@ -10,7 +10,7 @@ import { createGpodderTransport } from '../../worker/gpodder/transport.ts';
 import { parseChanges, parseUploaded } from '../../worker/gpodder/wire.ts';
 import type { Http } from '../../worker/http.ts';
 import type { PullSink, RemoteEntry, SendItem, Transport } from '../../worker/transport.ts';
-import { asText, feedUrl, FUZZ, FUZZ_IO, fuzzHttp, hostileNumber, hostileValue, isSafeFeedUrl, outcome, serverBody, type FuzzAnswer } from './fuzz.arbitraries.ts';
+import { asText, badFeedUrl, feedUrl, FUZZ, FUZZ_IO, fuzzHttp, hostileNumber, hostileValue, isSafeFeedUrl, outcome, serverBody, type FuzzAnswer } from './fuzz.arbitraries.ts';
 
 /** Whole seconds of a server clock that a Date holds (up to year 9999). */
 const seconds = fc.integer({ min: 0, max: 253_402_300_799 });
@@ -169,7 +169,14 @@ describe('fuzz: gPodder transport over any answer', () => {
 
   it('an upload answer hands the store only trimmed http(s) URLs (issue 16 #11), and every outcome is typed', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.uniqueArray(feedUrl, { minLength: 1, maxLength: 4 }), fc.constantFrom(200, 201, 204, 400, 413, 500), serverBody(validUploaded), async (urls, status, body) => {
+      fc.asyncProperty(
+        fc.uniqueArray(feedUrl, { minLength: 1, maxLength: 4 }),
+        fc.constantFrom(200, 200, 201, 204, 400, 413, 500),
+        fc.oneof(serverBody(validUploaded), fc.tuple(seconds, fc.nat(), fc.oneof(badFeedUrl, feedUrl)).map(([timestamp, i, to]) => ({ timestamp, rename: [i, to] as const }))),
+        async (urls, status, made) => {
+        // A rename of one of the URLs sent (`rename`: which one, to what), or any body.
+        const rename = (made as { timestamp?: number; rename?: readonly [number, string] }).rename;
+        const body = rename ? { timestamp: (made as { timestamp: number }).timestamp, update_urls: [[urls[rename[0] % urls.length]!, rename[1]]] } : made;
         const { t } = transport(() => ({ status, text: asText(body) }));
         const items: SendItem[] = urls.map((u) => ({ change: change(u), target: undefined }));
         const outcomes = await t.send(items);
@@ -179,7 +186,8 @@ describe('fuzz: gPodder transport over any answer', () => {
           if (o.type === 'error') expect(isSyncError(o.error)).toBe(true);
           if (o.type === 'added') expect(isSafeFeedUrl(o.entry.feedUrl), `feedUrl ${JSON.stringify(o.entry.feedUrl)}`).toBe(true);
         }
-      }),
+      },
+      ),
       FUZZ_IO,
     );
   });
