@@ -121,6 +121,7 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
     const other = await otherOrigin(scope);
     const transport = createTransport({ serverOrigin: s.origin, otherOrigin: other.origin, rng: rng.fork(1), sim });
     transport.onRunaway = stopRunaway;
+    sim.onRunaway = stopRunaway;
     // The engine's list: under mygpo the device's own (v2 paths) or the user's (Nextcloud paths).
     const mine: ListTarget = dialect === 'mygpo' && protocol === 'gpodder' ? { device: DEVICE } : {};
     if (dialect === 'mygpo') s.registerDevice(DEVICE);

@@ -175,6 +175,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     const other = await otherOrigin(scope);
     const transport = createTransport({ serverOrigin: s.origin, otherOrigin: other.origin, rng: rng.fork(1), sim });
     transport.onRunaway = stopRunaway;
+    sim.onRunaway = stopRunaway;
     const foreignNext = rng.pick([0, 0.3, 1]);
     transport.weather = { ...CALM, foreignNext };
     const config = {
@@ -880,7 +881,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
 
     result.requests = s.log().length;
     note(`end: ${result.requests} requests, server state ${JSON.stringify(s.state().map((e) => [e.guid, e.feed_url, e.is_subscribed, e.deleted ?? null]))}`);
-    result.transport = { ...transport.stats };
+    result.transport = { ...transport.stats, busiestSecond: sim.busiestSecond };
   };
   let timer: ReturnType<typeof setTimeout> | undefined;
   const watchdog = new Promise<never>((_, reject) => {

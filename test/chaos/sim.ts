@@ -36,7 +36,18 @@ export interface Simulation {
   readonly serverTime: { now(): number; setTimeout: Clock['setTimeout']; clearTimeout: Clock['clearTimeout'] };
   /** Stop the driver (timers left pending never fire). */
   stop(): void;
+  /** The most timers that fired within one simulated second so far. */
+  readonly busiestSecond: number;
+  /** Called once when more than RUNAWAY_FIRES timers fire within one simulated second (a timer loop). */
+  onRunaway: ((message: string) => void) | undefined;
 }
+
+/**
+ * Timer fires within one simulated second that no schedule of the engine, the server or the script explains:
+ * an engine that re-arms a timer it cannot hold (a delay above 2^31 - 1 ms fires after 1 ms) fires 1,000 a
+ * second on its own; the scenarios' busiest healthy second fires about 200.
+ */
+export const RUNAWAY_FIRES = 800;
 
 interface Timer {
   at: number;
@@ -90,6 +101,9 @@ export function createSimulation(random: () => number, start = EPOCH): Simulatio
   let seq = 0;
   let running = true;
   const timers: Timer[] = [];
+  const fired: number[] = [];
+  let busiest = 0;
+  let runaway = false;
 
   function schedule(ms: number, fire: Timer['fire']): Timer {
     // As the platform does: a delay a timer cannot hold (too long, NaN) fires at once (1 ms).
@@ -114,12 +128,19 @@ export function createSimulation(random: () => number, start = EPOCH): Simulatio
       }
       if (next.cancelled) continue;
       now = Math.max(now, next.at);
+      fired.push(now);
+      while (fired[0]! < now - 1000) fired.shift();
+      busiest = Math.max(busiest, fired.length);
+      if (fired.length > RUNAWAY_FIRES && !runaway) {
+        runaway = true;
+        api.onRunaway?.(`spin: ${fired.length} timers fired within one simulated second: stopped`);
+      }
       await next.fire();
     }
   }
   void drive();
 
-  return {
+  const api: Simulation = {
     clock: {
       now: () => now + offset,
       monotonic: () => now,
@@ -169,5 +190,10 @@ export function createSimulation(random: () => number, start = EPOCH): Simulatio
       running = false;
       timers.length = 0;
     },
+    get busiestSecond() {
+      return busiest;
+    },
+    onRunaway: undefined,
   };
+  return api;
 }
