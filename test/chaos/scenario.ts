@@ -8,6 +8,7 @@
 // default all are), with their invariants checked as the script goes: no script URL in the store, nothing of
 // another account in it, no change in two requests at once, no spin.
 import { isSyncError } from '../../src/errors.ts';
+import { openSyncDatabase } from '../../src/schema.ts';
 import type { FailedChange, SubscriptionChange } from '../../src/types.ts';
 import type { SyncEngine } from '../../worker/index.ts';
 import { ForeignError } from '../server/server.ts';
@@ -251,6 +252,16 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
       tab.setOnline(false);
       return tab;
     };
+    /** Whom the store is bound to (for traces: no port numbers, they differ from run to run). */
+    const boundTo = async (): Promise<string> => {
+      const db = openSyncDatabase(config.dbName);
+      try {
+        const binding = (await db.meta.get('binding'))?.value as { server?: string } | undefined;
+        return binding?.server === undefined ? 'no one' : binding.server === s.url ? 'this account' : binding.server === server2?.url ? 'the other account' : 'someone else';
+      } finally {
+        db.close();
+      }
+    };
     const excuseAll = () => {
       for (const sub of model.subs) {
         sub.excused = true;
@@ -280,7 +291,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
       excuseAll();
       switched = undefined;
       appActions.push(sim.now());
-      note(`other tab: cleared the store again (${why}); this tab's account may bind it again`);
+      note(`other tab: cleared the store again (${why}); the store is bound to ${await boundTo()} now`);
     };
     diagnose = async () => {
       const status = await Promise.race([engine.status(), sleep(1000).then(() => 'status() did not answer')]);
