@@ -302,11 +302,18 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
         case 'dead-server': {
           const rule = deadServer(hr, sim.now());
           transport.proxy.push(rule);
-          const edits = hr.int(10, 40);
-          note(`hostile: the server refuses connections for ${rule.until! - sim.now()} ms; a burst of ${edits} edits`);
-          for (let i = 0; i < edits; i++) {
-            const [what, run, record] = planLocal();
-            await local(what, run, record);
+          // Issue 16 #6: many toggles of a few feeds while the server is dead (not offline), then it is back.
+          const edits = hr.int(30, 120);
+          const feeds = current().slice(0, 10);
+          // The server answers with some latency once it is back: requests overlap as they do on a real network.
+          transport.latency = hr.pick([0, 30, 150]);
+          note(`hostile: the server refuses connections for ${rule.until! - sim.now()} ms, then answers in ${transport.latency} ms; a burst of ${edits} toggles of ${feeds.length} feeds`);
+          for (let i = 0; i < edits && feeds.length; i++) {
+            const url = hr.pick(feeds);
+            const value = hr.chance(0.5);
+            await local(`update(${url}, {isSubscribed: ${value}})`, (e) => e.update(url, { isSubscribed: value }), wants(url, value));
+            // A user's toggles are ms apart: the failed uploads (and so the changes' backoffs) spread out.
+            await sim.sleep(hr.int(0, 20));
           }
           break;
         }
@@ -461,6 +468,7 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
     }
 
     note('calm: faults cleared, online');
+    transport.latency = 0;
     transport.proxy = [];
     transport.rewrite = [];
     armed = [];
