@@ -165,14 +165,20 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
     /** Another tab signed in to bob (other-tab) or this one's credentials are bob's (set-auth), until a step. */
     let switched: { kind: 'other-tab' | 'set-auth'; backAt: number } | undefined;
     let armed: { what: string; run: () => Promise<void> }[] = [];
+    /** The work a pull is running for the script (calm waits for it before it switches back). */
+    let midPull: Promise<void> | undefined;
     transport.before = async ({ method, url }) => {
       if (method !== 'GET' || !/subscriptions/.test(url.pathname) || !armed.length) return;
       const now = armed;
       armed = [];
-      for (const a of now) {
-        note(`mid-pull: ${a.what}`);
-        await a.run();
-      }
+      const work = (async () => {
+        for (const a of now) {
+          note(`mid-pull: ${a.what}`);
+          await a.run();
+        }
+      })();
+      midPull = work;
+      await work;
     };
     const seenViolations = new Set<string>();
     const storeCheck = async (when: string) => {
@@ -472,6 +478,7 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
     transport.proxy = [];
     transport.rewrite = [];
     armed = [];
+    await midPull?.catch(() => undefined);
     await switchBack('calm');
     s.clearFaults();
     transport.weather = { ...CALM };

@@ -214,15 +214,21 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     let switchedEver = false;
     /** Work to do inside the next list request (a pull under way), see `arm`. */
     let armed: { what: string; run: () => Promise<void>; laterPage: boolean }[] = [];
+    /** The work a pull is running for the script (calm waits for it before it switches back). */
+    let midPull: Promise<void> | undefined;
     transport.before = async ({ method, url }) => {
       if (method !== 'GET' || !/\/subscriptions\/?$/.test(url.pathname) || !armed.length) return;
       const page = Number(url.searchParams.get('page') ?? 1);
       const now = armed.filter((a) => !a.laterPage || page >= 2);
       armed = armed.filter((a) => !now.includes(a));
-      for (const a of now) {
-        note(`mid-pull (GET page ${page}): ${a.what}`);
-        await a.run();
-      }
+      const work = (async () => {
+        for (const a of now) {
+          note(`mid-pull (GET page ${page}): ${a.what}`);
+          await a.run();
+        }
+      })();
+      midPull = work;
+      await work;
     };
     const arm = (what: string, run: () => Promise<void>) => armed.push({ what, run, laterPage: hr.chance(0.6) });
     const seenViolations = new Set<string>();
@@ -810,6 +816,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     transport.proxy = [];
     transport.rewrite = [];
     armed = [];
+    await midPull?.catch(() => undefined);
     if (switched) await signBack('calm');
     engine.setOnline(true);
     // A server that asked to wait a year gets at most a day (the cap issue 16 #9 asks for): simulated time is cheap.
