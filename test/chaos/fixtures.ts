@@ -75,9 +75,15 @@ export interface Time {
 /** The wall clock. */
 export const realTime: Time = { now: () => Date.now(), sleep };
 
-/** Sync until nothing is queued (retries, Retry-After and deletion polls included), then once more; throws if it never gets there. */
-export async function settleEngine(e: SyncEngine, ms = 15_000, time: Time = realTime): Promise<void> {
+/**
+ * Sync until nothing is queued (retries, Retry-After and deletion polls included), then once more; throws if
+ * it never gets there. `maxPause`: while the queue does not move, the pause between tries doubles up to this
+ * (for a budget of simulated hours, when a server asked to wait that long); by default it stays 15 ms.
+ */
+export async function settleEngine(e: SyncEngine, ms = 15_000, time: Time = realTime, maxPause = 15): Promise<void> {
   const { sleep } = time;
+  let pause = 15;
+  let lastPending = -1;
   const end = time.now() + ms;
   let last: unknown;
   // A sync() that never resolves is a finding of its own: say so rather than hang.
@@ -104,7 +110,12 @@ export async function settleEngine(e: SyncEngine, ms = 15_000, time: Time = real
           (last ? `; last sync error: ${String((last as Error).message)}` : ''),
       );
     }
-    await sleep(15);
+    if (maxPause > 15) {
+      const pending = (await e.pending()).length;
+      pause = pending === lastPending ? Math.min(maxPause, pause * 2) : 15;
+      lastPending = pending;
+    }
+    await sleep(pause);
   }
   // The final sync must complete; a loaded machine may time one request out, so allow a few tries.
   for (let attempt = 1; ; attempt++) {

@@ -8,12 +8,16 @@
 //      that no intent explains (a duplicate POST, a deletion that never went out).
 //   3. Cursor: every server entry changed at or before the stored cursor is reflected in the stored base.
 //   4. Credentials: no request went to any origin but the base URL's.
+//   5. Hostile-world invariants (the scenarios check them as they go, see below): no feed URL that is not a
+//      trimmed http(s) URL in the store (what the page is handed); no change in two requests at once; no spin
+//      (requests per change and simulated minute within what the backoff schedule allows); nothing of one
+//      account in another's store.
 import type { FailedChange } from '../../src/types.ts';
 import type { SyncEngine } from '../../worker/index.ts';
 import type { RefServer, ServerEntryView } from '../server/types.ts';
 import { localPicture, readStore, serverPicture, type OtherOrigin, type StoreSnapshot } from './fixtures.ts';
 import type { Field, Model, ModelSub, Value } from './model.ts';
-import type { AbandonedWrite, Transport } from './transport.ts';
+import type { AbandonedWrite, AuditedRequest, Transport } from './transport.ts';
 
 /** Thrown when invariants do not hold; `violations` lists every one. */
 export class InvariantViolation extends Error {
@@ -287,4 +291,117 @@ export async function checkInvariants(ctx: CheckContext): Promise<void> {
   violations.push(...(await cursorViolations(ctx.engine.dbName, ctx.server)));
   violations.push(...credentialViolations(ctx.server.origin, ctx.transport, ctx.other));
   if (violations.length) throw new InvariantViolation(violations);
+}
+
+/** The app's rule for a feed address, applied to the server's too: trimmed, absolute, http(s). */
+export function isSafeFeedUrl(value: unknown): boolean {
+  if (typeof value !== 'string' || value === '' || value !== value.trim()) return false;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/** Rows (the view the page is handed, and the server bases under it) whose feed URL is not a trimmed http(s) URL. */
+export function unsafeUrlViolations(snapshot: Pick<StoreSnapshot, 'rows'>): string[] {
+  const out: string[] = [];
+  for (const row of snapshot.rows) {
+    // Rows the page never sees (a failed add keeps an empty placeholder row until it is retried or discarded).
+    if (row.base === undefined && row.pending === 0) continue;
+    if (!isSafeFeedUrl(row.feedUrl)) out.push(`feed URL: the view holds ${row.guid} with feedUrl ${JSON.stringify(row.feedUrl)}`);
+    else if (row.base && !isSafeFeedUrl(row.base.feedUrl)) out.push(`feed URL: the server base of ${row.guid} holds ${JSON.stringify(row.base.feedUrl)}`);
+  }
+  return out;
+}
+
+/** Rows of two accounts in one store: `accountOf` names the account a feed URL belongs to (undefined: either). */
+export function accountMixViolations(snapshot: Pick<StoreSnapshot, 'rows'>, accountOf: (feedUrl: string) => string | undefined): string[] {
+  const by = new Map<string, string[]>();
+  for (const row of snapshot.rows) {
+    for (const url of new Set([row.feedUrl, row.base?.feedUrl])) {
+      const who = url === undefined ? undefined : accountOf(url);
+      if (who !== undefined) (by.get(who) ?? by.set(who, []).get(who)!).push(`${row.guid} (${url})`);
+    }
+  }
+  if (by.size < 2) return [];
+  return [`accounts: one store holds rows of ${[...by.keys()].join(' and ')}: ${[...by].map(([who, rows]) => `${who}: ${rows.slice(0, 3).join(', ')}${rows.length > 3 ? ` and ${rows.length - 3} more` : ''}`).join('; ')}`];
+}
+
+/** Backoff settings as the engine's options give them. */
+export interface BackoffSettings {
+  baseDelay: number;
+  maxDelay: number;
+}
+
+/**
+ * The most attempts one change (or one pull) can make in `windowMs` on the backoff schedule alone: attempt
+ * k+1 waits at least half of min(maxDelay, baseDelay * 2^k) (equal jitter: half fixed, half random), so
+ * the shortest possible waits are summed until the window is full. With the scenarios' 10 ms / 1000 ms
+ * this is 127 a minute: 8 attempts in the first 635 ms, then one per 500 ms at best.
+ */
+export function backoffAttempts({ baseDelay, maxDelay }: BackoffSettings, windowMs: number): number {
+  let attempts = 1;
+  let elapsed = 0;
+  for (let k = 0; ; k++) {
+    const wait = Math.max(1, Math.min(maxDelay, baseDelay * 2 ** k) / 2);
+    if (elapsed + wait > windowMs) return attempts;
+    elapsed += wait;
+    attempts++;
+  }
+}
+
+/** A pull may drain its pages this many times (an inconsistent listing is drained again). */
+const DRAINS_PER_PULL = 3;
+
+/**
+ * No spin: in any simulated minute, no change (a subscription's path, an added or uploaded feed URL) and no
+ * page of a pull is requested more often than the backoff schedule allows, plus what the app itself asked
+ * for in that minute. The schedule's part is twice `backoffAttempts` (the change's own retries, and the pull
+ * retries: a background pull that works forces the push of what waits out a backoff, by design). Each app
+ * action (a `sync()`, an edit, a reopen, coming online, new credentials, a clear, a retry) may send each
+ * change once more and drain a pull's pages up to 3 times. With the scenarios' options (10 ms / 1000 ms)
+ * that is 252 a minute plus 3 per app action; the spins of issue 16 (#9, #14) make hundreds a second.
+ */
+export function spinViolations(audit: readonly AuditedRequest[], appActions: readonly number[], backoff: BackoffSettings, windowMs = 60_000): string[] {
+  const allowed = 2 * backoffAttempts(backoff, windowMs);
+  const actions = [...appActions].sort((a, b) => a - b);
+  const actionsIn = (from: number, to: number) => upperBound(actions, to) - upperBound(actions, from - 1);
+  const byKey = new Map<string, number[]>();
+  for (const r of audit) for (const key of new Set(r.keys)) (byKey.get(key) ?? byKey.set(key, []).get(key)!).push(r.at);
+  const out: string[] = [];
+  for (const [key, times] of byKey) {
+    let first = 0;
+    for (let i = 0; i < times.length; i++) {
+      while (times[i]! - times[first]! > windowMs) first++;
+      const count = i - first + 1;
+      const bound = allowed + DRAINS_PER_PULL * actionsIn(times[first]!, times[i]!);
+      if (count > bound) {
+        out.push(
+          `spin: ${count} requests of ${key} within ${times[i]! - times[first]!} simulated ms (from ${times[first]} to ${times[i]}), ` +
+            `where the backoff schedule allows ${allowed} a minute (2 × ${allowed / 2}) and the app acted ${actionsIn(times[first]!, times[i]!)} times`,
+        );
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/** How many sorted values are <= x. */
+function upperBound(sorted: readonly number[], x: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid]! <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** No change was carried by two requests in flight at once (the transport's audit). */
+export function overlapViolations(transport: Pick<Transport, 'overlaps'>): string[] {
+  return transport.overlaps.slice(0, 5).map((o) => `two requests at once: ${o}`).concat(transport.overlaps.length > 5 ? [`two requests at once: and ${transport.overlaps.length - 5} more`] : []);
 }

@@ -4,7 +4,11 @@
 // faults stop, the engine settles, and the shared invariant checker runs. A failure names its seed and carries
 // the executed trace. Everything runs in simulated time (sim.ts): the engine's timers, the server's clock and
 // the network's delays read one virtual clock, so `npm run chaos -- --seed N` replays the same trace exactly.
+// The hostile families of issue 16 (hostile.ts) join the script as `hostile` moves when switched on (by
+// default all are), with their invariants checked as the script goes: no script URL in the store, nothing of
+// another account in it, no change in two requests at once, no spin.
 import { isSyncError } from '../../src/errors.ts';
+import { openSyncDatabase } from '../../src/schema.ts';
 import type { FailedChange, SubscriptionChange } from '../../src/types.ts';
 import type { SyncEngine } from '../../worker/index.ts';
 import { ForeignError } from '../server/server.ts';
@@ -20,11 +24,30 @@ import {
   sleep,
   Scope,
 } from './fixtures.ts';
-import { checkInvariants, cursorViolations, InvariantViolation } from './invariants.ts';
+import {
+  ALL_HOSTILE,
+  clockStep,
+  deadServer,
+  emptyTwoXx,
+  htmlTwoXx,
+  opaServerUrls,
+  redirect,
+  yearLong,
+  type HostileFault,
+} from './hostile.ts';
+import {
+  accountMixViolations,
+  checkInvariants,
+  cursorViolations,
+  InvariantViolation,
+  overlapViolations,
+  spinViolations,
+  unsafeUrlViolations,
+} from './invariants.ts';
 import { Model, type ModelSub } from './model.ts';
 import { prng, type Prng } from './prng.ts';
 import { createSimulation } from './sim.ts';
-import { CALM, createTransport, type Weather } from './transport.ts';
+import { CALM, createTransport, RunawayError, type Weather } from './transport.ts';
 
 /** What a scenario may throw at the engine. */
 export interface ScenarioOptions {
@@ -39,7 +62,12 @@ export interface ScenarioOptions {
   avoid?: readonly KnownBug[];
   /** A scenario still running after this many ms has hung: it fails, naming the step. @default 90000 */
   watchdog?: number;
+  /** The hostile fault families (hostile.ts) the script may use; gPodder-only ones are ignored here. @default all */
+  faults?: readonly HostileFault[];
 }
+
+/** The hostile families that apply to the Open Podcast API scenario. */
+export const OPA_HOSTILE: readonly HostileFault[] = ['clock', 'empty-2xx', 'html-2xx', 'server-urls', 'retry-after', 'redirect', 'other-tab', 'dead-server'];
 
 /** The kinds of server-side fault the generator injects. */
 export type FaultKind = 'fail5xx' | 'html5xx' | 'rate-limit' | 'drop' | 'drop-after' | 'lost-answer' | 'fail-after' | 'portal' | 'refusal' | 'rollback';
@@ -72,7 +100,7 @@ export const KNOWN_ENGINE_BUGS: Record<KnownBug, string> = {
 
 /** The defaults a seed runs with (the same in vitest and in the soak, so a seed replays the same way). */
 export function defaultsForSeed(seed: number): Required<ScenarioOptions> {
-  return { seed, steps: 40, refusals: seed % 3 === 0, crashes: true, avoid: [], watchdog: 90_000 };
+  return { seed, steps: 40, refusals: seed % 3 === 0, crashes: true, avoid: [], watchdog: 90_000, faults: ALL_HOSTILE };
 }
 
 /** The engine's request timeout in scenarios; injected delays go above it to make timeouts. */
@@ -131,6 +159,11 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
   let server: RefServer | undefined;
   let phase = 'setup';
   let diagnose: (() => Promise<string>) | undefined;
+  let stopRunaway: (message: string) => void = () => undefined;
+  const runaway = new Promise<never>((_, reject) => {
+    stopRunaway = (message) => reject(new RunawayError(message));
+  });
+  runaway.catch(() => undefined);
   const body = async () => {
     server = await chaosServer(scope, {
       seed: rng.int(3, 12),
@@ -142,6 +175,8 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     const s = server;
     const other = await otherOrigin(scope);
     const transport = createTransport({ serverOrigin: s.origin, otherOrigin: other.origin, rng: rng.fork(1), sim });
+    transport.onRunaway = stopRunaway;
+    sim.onRunaway = stopRunaway;
     const foreignNext = rng.pick([0, 0.3, 1]);
     transport.weather = { ...CALM, foreignNext };
     const config = {
@@ -154,8 +189,116 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
       dbName: chaosDbName(`chaos-${seed}`),
     };
     note(`setup: ${s.state().length} entries, pageSize ${config.pageSize}, pushDelay ${config.pushDelay}, concurrency ${config.retry.concurrency}, foreignNext ${foreignNext}, refusals ${opts.refusals}`);
-    const open = () => chaosEngine(scope, s, config);
+    /** When the app acted (virtual ms): what the no-spin bound allows beyond the backoff schedule. */
+    const appActions: number[] = [];
+    const acting = ['sync', 'add', 'update', 'remove', 'retry', 'discard', 'setOnline', 'setAuth', 'clear'] as const;
+    const open = () => {
+      const e = chaosEngine(scope, s, config);
+      appActions.push(sim.now());
+      for (const name of acting) {
+        const original = e[name] as (...args: unknown[]) => unknown;
+        (e as unknown as { [key: string]: unknown })[name] = (...args: unknown[]) => {
+          appActions.push(sim.now());
+          return original.apply(e, args);
+        };
+      }
+      return e;
+    };
     let engine = open();
+    const hostile = new Set((opts.faults ?? []).filter((f) => OPA_HOSTILE.includes(f)));
+    const hr = rng.fork(3);
+    let retryAfterUsed = false;
+    let redirectUsed = false;
+    /** Another tab signed in to another account: until `signBackAt` (a step), this engine's store is not its own. */
+    let switched: { signBackAt: number } | undefined;
+    let switchedEver = false;
+    /** Work to do inside the next list request (a pull under way), see `arm`. */
+    let armed: { what: string; run: () => Promise<void>; laterPage: boolean }[] = [];
+    /** The work a pull is running for the script (calm waits for it before it switches back). */
+    let midPull: Promise<void> | undefined;
+    transport.before = async ({ method, url }) => {
+      if (method !== 'GET' || !/\/subscriptions\/?$/.test(url.pathname) || !armed.length) return;
+      const page = Number(url.searchParams.get('page') ?? 1);
+      const now = armed.filter((a) => !a.laterPage || page >= 2);
+      armed = armed.filter((a) => !now.includes(a));
+      const work = (async () => {
+        for (const a of now) {
+          note(`mid-pull (GET page ${page}): ${a.what}`);
+          await a.run();
+        }
+      })();
+      midPull = work;
+      await work;
+    };
+    const arm = (what: string, run: () => Promise<void>) => armed.push({ what, run, laterPage: hr.chance(0.6) });
+    const seenViolations = new Set<string>();
+    /** The store's rows as the page would be handed them: script URLs, another account's rows. */
+    const storeCheck = async (when: string) => {
+      const snapshot = await readStore(config.dbName);
+      const found = [...unsafeUrlViolations(snapshot), ...accountMixViolations(snapshot, (url) => (url.includes('other-account.example') ? 'the other account' : 'this account'))];
+      for (const v of found) {
+        if (seenViolations.has(v)) continue;
+        seenViolations.add(v);
+        violations.push(`${v} (${when})`);
+        note(`!! ${v}`);
+      }
+    };
+    let server2: RefServer | undefined;
+    let transport2: ReturnType<typeof createTransport> | undefined;
+    /** Another tab's engine for the other account, on this database. */
+    const otherTab = async () => {
+      if (!server2) {
+        server2 = await chaosServer(scope, { time: sim.serverTime });
+        // Guids of its own: two accounts' servers do not share entry ids.
+        for (let i = 0; i < 3; i++) server2.foreign.add(`https://other-account.example/s${seed}/${i}.xml`, `other-account-${seed}-${i}`);
+        transport2 = createTransport({ serverOrigin: server2.origin, otherOrigin: other.origin, rng: rng.fork(4), sim });
+      }
+      const tab = chaosEngine(scope, server2, { ...config, fetch: transport2!.fetch });
+      // A tab that is not online starts no run of its own: it only does what it is told here.
+      tab.setOnline(false);
+      return tab;
+    };
+    /** Whom the store is bound to (for traces: no port numbers, they differ from run to run). */
+    const boundTo = async (): Promise<string> => {
+      const db = openSyncDatabase(config.dbName);
+      try {
+        const binding = (await db.meta.get('binding'))?.value as { server?: string } | undefined;
+        return binding?.server === undefined ? 'no one' : binding.server === s.url ? 'this account' : binding.server === server2?.url ? 'the other account' : 'someone else';
+      } finally {
+        db.close();
+      }
+    };
+    const excuseAll = () => {
+      for (const sub of model.subs) {
+        sub.excused = true;
+        sub.maybe = true;
+      }
+    };
+    const signOutIn = async () => {
+      const tab = await otherTab();
+      await tab.clear();
+      excuseAll();
+      tab.setOnline(true);
+      try {
+        const report = await tab.sync();
+        note(`other tab: cleared the store and synced another account (${report.pulled} pulled)`);
+      } catch (error) {
+        note(`other tab: cleared the store; its sync of another account failed: ${isSyncError(error) ? error.code : String(error)}`);
+      }
+      await tab.close();
+      switched = { signBackAt: -1 };
+      switchedEver = true;
+    };
+    const signBack = async (why: string) => {
+      await storeCheck(`before the other tab signed out again (${why})`);
+      const tab = await otherTab();
+      await tab.clear();
+      await tab.close();
+      excuseAll();
+      switched = undefined;
+      appActions.push(sim.now());
+      note(`other tab: cleared the store again (${why}); the store is bound to ${await boundTo()} now`);
+    };
     diagnose = async () => {
       const status = await Promise.race([engine.status(), sleep(1000).then(() => 'status() did not answer')]);
       return `engine status ${JSON.stringify(status)}; requests in flight: ${JSON.stringify([...transport.inFlight.values()])}`;
@@ -265,7 +408,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
         result.intents++;
         note(`${op.what} ok`);
       } catch (error) {
-        if (isSyncError(error) && LOCAL_REJECTIONS.has(error.code)) note(`${op.what} rejected: ${error.code}`);
+        if (isSyncError(error) && (LOCAL_REJECTIONS.has(error.code) || (switched && error.code === 'account-mismatch'))) note(`${op.what} rejected: ${error.code}`);
         else unexpected(op.what, error);
       }
     };
@@ -354,13 +497,19 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
         }
         result.syncs++;
         note(`sync ok pulled ${report.pulled} pushed ${report.pushed} failed ${report.failed} pending ${report.pending}`);
-        const found = await cursorViolations(engine.dbName, s);
+        // While another account holds the store, its cursor is not this server's.
+        const found = switched ? [] : await cursorViolations(engine.dbName, s);
         if (found.length) {
           violations.push(...found.map((v) => `after a completed sync: ${v}`));
           note(`!! cursor: ${found.join('; ')}`);
         }
       } catch (error) {
-        if (isSyncError(error) && SYNC_ERRORS.has(error.code)) note(`sync failed: ${error.code} ${error.message}`);
+        // A redirect to another origin is the server's (or a middlebox's) refusal, not a network failure.
+        if (isSyncError(error) && error.code === 'network' && transport.lastOutcome === 'redirect') {
+          violations.push(`sync() failed as network after a redirect to another origin (issue 16 #15): ${error.message}`);
+        }
+        const redirected = isSyncError(error) && error.status !== undefined && error.status >= 300 && error.status < 400;
+        if (isSyncError(error) && (SYNC_ERRORS.has(error.code) || redirected || (switched && error.code === 'account-mismatch'))) note(`sync failed: ${error.code} ${error.message}`);
         else unexpected('sync()', error);
       }
     };
@@ -495,11 +644,70 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
           if (!isSyncError(error) && !avoid.has('close-during-edit')) violations.push(`${edit.op.what} cut off by close() rejected with a ${(error as Error).name}, not a SyncError: ${(error as Error).message}`);
         }
       }
-      const found = await cursorViolations(config.dbName, s);
+      const found = switched ? [] : await cursorViolations(config.dbName, s);
       if (found.length) violations.push(...found.map((v) => `after a crash: ${v}`));
       engine = open();
       if (!online) engine.setOnline(false);
       note('crash: a new engine opened the same database');
+    };
+
+    const hostileStep = async (step: number) => {
+      const kind = hr.pick([...hostile]);
+      result.faults++;
+      switch (kind) {
+        case 'clock': {
+          const ms = clockStep(hr);
+          if (hr.chance(0.5)) {
+            sim.stepDeviceClock(ms);
+            note(`hostile: the device clock steps ${ms > 0 ? '+' : ''}${ms} ms (now ${sim.deviceOffset} ms off)`);
+          } else {
+            arm(`the device clock steps ${ms > 0 ? '+' : ''}${ms} ms`, async () => sim.stepDeviceClock(ms));
+            note(`hostile: the device clock will step ${ms} ms during the next pull`);
+          }
+          break;
+        }
+        case 'empty-2xx':
+          transport.proxy.push(emptyTwoXx(hr));
+          note('hostile: a proxy answers an empty 2xx (never forwarded)');
+          break;
+        case 'html-2xx': {
+          const rule = htmlTwoXx(hr, sim.now());
+          transport.proxy.push(rule);
+          note(`hostile: a proxy answers every write with a 200 login page for ${rule.until! - sim.now()} ms`);
+          break;
+        }
+        case 'server-urls':
+          transport.rewrite.push(opaServerUrls(hr));
+          note('hostile: the next answers carry script or untrimmed feed URLs');
+          break;
+        case 'retry-after': {
+          const value = yearLong(hr, sim.now());
+          const status = hr.pick([429, 503]);
+          s.failNext(hr.int(1, 2), status, pickMatch(), { retryAfter: value });
+          retryAfterUsed = true;
+          note(`hostile: ${status} with Retry-After ${value.length > 40 ? `${value.slice(0, 12)}… (${value.length} digits)` : value}`);
+          break;
+        }
+        case 'redirect':
+          transport.proxy.push(redirect(hr, other.origin));
+          redirectUsed = true;
+          note('hostile: a middlebox redirects to another origin');
+          break;
+        case 'other-tab':
+          if (switched || armed.some((a) => a.what.startsWith('another tab'))) break;
+          arm('another tab clears the store and signs in to another account', signOutIn);
+          note('hostile: another tab will sign out and in to another account during the next pull');
+          break;
+        case 'dead-server': {
+          const rule = deadServer(hr, sim.now());
+          transport.proxy.push(rule);
+          const edits = hr.int(10, 40);
+          note(`hostile: the server refuses connections for ${rule.until! - sim.now()} ms; a burst of ${edits} edits`);
+          for (let i = 0; i < edits; i++) await localStep('update');
+          break;
+        }
+      }
+      if (switched && switched.signBackAt < 0) switched.signBackAt = step + hr.int(1, 3);
     };
 
     // ---- the script ---------------------------------------------------------------------------------
@@ -518,6 +726,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
       latency: 3,
       offline: 2,
       crash: opts.crashes ? 4 : 0,
+      hostile: hostile.size ? 7 : 0,
     };
     // Every seed covers the once-lost-change pattern at least once, at a step the seed picks.
     const patternAt = rng.int(0, Math.max(0, opts.steps - 1));
@@ -587,7 +796,13 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
         case 'crash':
           await crashStep();
           break;
+        case 'hostile':
+          await hostileStep(step);
+          break;
       }
+      if (switched && switched.signBackAt < 0) switched.signBackAt = step + hr.int(1, 3);
+      if (hostile.size) await storeCheck(`after step ${step}`);
+      if (switched && step >= switched.signBackAt) await signBack('after a few steps');
     }
 
     // ---- faults stop; the engine settles -------------------------------------------------------------
@@ -598,20 +813,31 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     transport.latency = 0;
     s.deletionOutcome('success');
     transport.weather = { ...CALM, foreignNext };
+    transport.proxy = [];
+    transport.rewrite = [];
+    armed = [];
+    await midPull?.catch(() => undefined);
+    if (switched) await signBack('calm');
     engine.setOnline(true);
-    await settleEngine(engine, 20_000, sim);
+    // A server that asked to wait a year gets at most a day (the cap issue 16 #9 asks for): simulated time is cheap.
+    const patience = retryAfterUsed ? 26 * 3_600_000 : 20_000;
+    const maxPause = retryAfterUsed ? 600_000 : 15;
+    await settleEngine(engine, patience, sim, maxPause);
+    if (hostile.size) await storeCheck('after settling');
 
     const judgeFailed = (change: FailedChange, sub: ModelSub | undefined): string | undefined => {
       // The change's own guid is the server's for a local add the placeholder no longer names.
       const entry = [...(sub?.handles ?? []), change.guid].map((h) => s.entry(h)).find((x) => x !== undefined);
       if ((change.reason.code === 'gone' || change.reason.code === 'not-found') && entry?.deleted !== undefined) return undefined;
       if (change.reason.status !== undefined && refused.has(change.reason.status)) return undefined;
+      // A redirect to another origin is a refusal (issue 16 #15): what it refused may sit in failed().
+      if (redirectUsed && change.reason.status !== undefined && change.reason.status >= 300 && change.reason.status < 400) return undefined;
       if (rolledBack && change.kind === 'remove' && /rolled back/.test(change.reason.message)) return undefined;
       if (opts.refusals && change.reason.code === 'not-found' && /no server guid/.test(change.reason.message)) return undefined;
       return `nothing refused it: the server ${entry ? `has it ${entry.deleted ? 'deleted' : 'live'}` : 'does not know it'}`;
     };
 
-    if (opts.refusals) {
+    if (opts.refusals || redirectUsed) {
       // The app deals with what was refused: retry some, discard the rest (everything, in the last round).
       for (let round = 0; round < 3; round++) {
         const failed = await engine.failed();
@@ -640,7 +866,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
             note(`discard ${change.kind} ${change.guid} (${change.reason.status ?? change.reason.code})`);
           }
         }
-        await settleEngine(engine, 20_000, sim);
+        await settleEngine(engine, patience, sim, maxPause);
       }
     }
     result.failedKept = (await engine.failed()).length;
@@ -652,6 +878,12 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     } catch (error) {
       if (error instanceof InvariantViolation) violations.push(...error.violations);
       else throw error;
+    }
+
+    if (hostile.size) {
+      violations.push(...overlapViolations(transport));
+      violations.push(...spinViolations(transport.audit, appActions, config.retry));
+      if (switchedEver) note('check: the other account never mixed into this store');
     }
 
     // What the store holds survives a restart as it is.
@@ -667,17 +899,18 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
 
     result.requests = s.log().length;
     note(`end: ${result.requests} requests, server state ${JSON.stringify(s.state().map((e) => [e.guid, e.feed_url, e.is_subscribed, e.deleted ?? null]))}`);
-    result.transport = { ...transport.stats };
+    result.transport = { ...transport.stats, busiestSecond: sim.busiestSecond };
   };
   let timer: ReturnType<typeof setTimeout> | undefined;
   const watchdog = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`hung: still running after ${opts.watchdog} ms, in ${phase}`)), opts.watchdog);
   });
   try {
-    await Promise.race([body(), watchdog]);
+    await Promise.race([body(), watchdog, runaway]);
   } catch (error) {
     if (error instanceof ScenarioFailure) throw error;
-    violations.push(`the scenario could not finish: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+    if (error instanceof RunawayError) violations.push(`${error.message} in ${phase}`);
+    else violations.push(`the scenario could not finish: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
     if (diagnose) violations.push(`when it stopped: ${await diagnose().catch((e: unknown) => String(e))}`);
   } finally {
     clearTimeout(timer);

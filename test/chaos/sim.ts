@@ -6,14 +6,23 @@
 // made one at a time, alone, at their virtual arrival time (`exclusive`), so the server sees them in an
 // order fixed by the seed, and no socket's timing can reorder what the engine does. The wall clock decides
 // nothing; a load spike only makes a run slower.
+//
+// The device's wall clock can step (`stepDeviceClock`): NTP, a user fixing the time, a VM resumed. A step
+// moves what the engine's `clock.now()` reads, and nothing else: not `clock.monotonic()`, not the timers
+// already set (platform timers run on monotonic time), not the server's clock. Timers longer than a platform
+// timer can hold (2^31 - 1 ms) fire after 1 ms, as Node's and browsers' `setTimeout` do.
 import type { Clock } from '../../src/types.ts';
 
 /** A virtual clock and the driver that moves it. */
 export interface Simulation {
-  /** The engine's clock (and the server's: it has the same shape). */
+  /** The engine's clock: the device's wall clock (`now`, which may step), its monotonic clock and the timers. */
   readonly clock: Clock;
-  /** Virtual ms since the epoch. */
+  /** Virtual ms since the epoch (monotonic: what timers and traces read; never steps). */
   now(): number;
+  /** Step the device's wall clock by `ms` (negative: back); the steps so far add up in `deviceOffset`. */
+  stepDeviceClock(ms: number): void;
+  /** How far the device's wall clock is off virtual time now, ms. */
+  readonly deviceOffset: number;
   /** Resolve after `ms` of virtual time; a given signal rejects it early with its reason. */
   sleep(ms: number, signal?: AbortSignal | null): Promise<void>;
   /** Run real I/O when everything else is quiet, with nothing else running until it settles. */
@@ -27,7 +36,18 @@ export interface Simulation {
   readonly serverTime: { now(): number; setTimeout: Clock['setTimeout']; clearTimeout: Clock['clearTimeout'] };
   /** Stop the driver (timers left pending never fire). */
   stop(): void;
+  /** The most timers that fired within one simulated second so far. */
+  readonly busiestSecond: number;
+  /** Called once when more than RUNAWAY_FIRES timers fire within one simulated second (a timer loop). */
+  onRunaway: ((message: string) => void) | undefined;
 }
+
+/**
+ * Timer fires within one simulated second that no schedule of the engine, the server or the script explains:
+ * an engine that re-arms a timer it cannot hold (a delay above 2^31 - 1 ms fires after 1 ms) fires 1,000 a
+ * second on its own; the scenarios' busiest healthy second fires about 200.
+ */
+export const RUNAWAY_FIRES = 800;
 
 interface Timer {
   at: number;
@@ -38,6 +58,9 @@ interface Timer {
 
 /** Virtual time starts here (a fixed date, so timestamps in traces repeat too). */
 const EPOCH = Date.UTC(2026, 0, 1);
+
+/** The longest delay a platform timer holds; a longer (or NaN) one fires after 1 ms. */
+const TIMER_MAX = 2 ** 31 - 1;
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -74,12 +97,18 @@ function whenQuiet(): Promise<void> {
 /** Start a simulation; `random` is the seeded randomness the engine draws from. */
 export function createSimulation(random: () => number, start = EPOCH): Simulation {
   let now = start;
+  let offset = 0;
   let seq = 0;
   let running = true;
   const timers: Timer[] = [];
+  const fired: number[] = [];
+  let busiest = 0;
+  let runaway = false;
 
   function schedule(ms: number, fire: Timer['fire']): Timer {
-    const timer: Timer = { at: now + Math.max(0, ms), seq: seq++, fire, cancelled: false };
+    // As the platform does: a delay a timer cannot hold (too long, NaN) fires at once (1 ms).
+    const delay = Number.isNaN(ms) || ms > TIMER_MAX ? 1 : Math.max(0, ms);
+    const timer: Timer = { at: now + delay, seq: seq++, fire, cancelled: false };
     // Kept sorted by (at, seq): the earliest first, ties in the order they were set.
     let i = timers.length;
     while (i > 0 && (timers[i - 1]!.at > timer.at || (timers[i - 1]!.at === timer.at && timers[i - 1]!.seq > timer.seq))) i--;
@@ -99,14 +128,22 @@ export function createSimulation(random: () => number, start = EPOCH): Simulatio
       }
       if (next.cancelled) continue;
       now = Math.max(now, next.at);
+      fired.push(now);
+      while (fired[0]! < now - 1000) fired.shift();
+      busiest = Math.max(busiest, fired.length);
+      if (fired.length > RUNAWAY_FIRES && !runaway) {
+        runaway = true;
+        api.onRunaway?.(`spin: ${fired.length} timers fired within one simulated second: stopped`);
+      }
       await next.fire();
     }
   }
   void drive();
 
-  return {
+  const api: Simulation = {
     clock: {
-      now: () => now,
+      now: () => now + offset,
+      monotonic: () => now,
       setTimeout: (callback, ms) => schedule(ms, callback),
       clearTimeout: (handle) => {
         if (handle && typeof handle === 'object' && 'cancelled' in handle) (handle as Timer).cancelled = true;
@@ -114,6 +151,12 @@ export function createSimulation(random: () => number, start = EPOCH): Simulatio
       random,
     },
     now: () => now,
+    stepDeviceClock(ms) {
+      offset += ms;
+    },
+    get deviceOffset() {
+      return offset;
+    },
     sleep(ms, signal) {
       return new Promise<void>((resolve, reject) => {
         if (signal?.aborted) return reject(signal.reason);
@@ -147,5 +190,10 @@ export function createSimulation(random: () => number, start = EPOCH): Simulatio
       running = false;
       timers.length = 0;
     },
+    get busiestSecond() {
+      return busiest;
+    },
+    onRunaway: undefined,
   };
+  return api;
 }

@@ -7,7 +7,11 @@
 //   options: --parallel N child processes (default: the number of cores), --steps N, --watchdog MS,
 //            --refusals / --no-refusals (default: every third seed),
 //            --all (do not steer clear of known engine bugs: to check a fix), --allow BUG[,BUG] (only those),
-//            --verbose
+//            --verbose,
+//            --faults SPEC   the hostile fault families (test/chaos/hostile.ts): `hostile` (all: the default),
+//                            `polite` (none: only the faults of a well-behaved world), a comma list of names
+//                            (clock,empty-2xx,html-2xx,server-urls,retry-after,redirect,upload-413,
+//                            timestamp-regress,other-tab,set-auth,dead-server), or `hostile,-clock` to leave one out
 //
 // Prints `chaos: N seeds, F failures`, and for each failure the seed, what broke and the replay command;
 // exits 1 when anything failed. Scenarios run in simulated time, so a seed's trace is the same on any
@@ -18,6 +22,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { GpodderScenarioFailure, runGpodderScenario } from './gpodder-scenario.ts';
+import { ALL_HOSTILE, parseFaults, type HostileFault } from './hostile.ts';
 import { defaultsForSeed, runScenario, ScenarioFailure, type ScenarioOptions, type ScenarioResult } from './scenario.ts';
 
 interface Args {
@@ -30,10 +35,11 @@ interface Args {
   all: boolean;
   allow: string[];
   verbose: boolean;
+  faults: HostileFault[];
 }
 
 function parse(argv: string[]): Args {
-  const args: Args = { protocol: 'opa', seeds: [], parallel: availableParallelism(), all: false, allow: [], verbose: false };
+  const args: Args = { protocol: 'opa', seeds: [], parallel: availableParallelism(), all: false, allow: [], verbose: false, faults: ALL_HOSTILE };
   let count = 50;
   let from = 1;
   let single: number | undefined;
@@ -55,6 +61,7 @@ function parse(argv: string[]): Args {
     else if (flag === '--all') args.all = true;
     else if (flag === '--allow') args.allow.push(...String(argv[++i] ?? '').split(',').filter(Boolean));
     else if (flag === '--verbose') args.verbose = true;
+    else if (flag === '--faults') args.faults = parseFaults(String(argv[++i] ?? ''));
     else if (flag === '--protocol') {
       const p = argv[++i];
       if (p !== 'opa' && p !== 'gpodder') throw new Error('--protocol takes opa or gpodder');
@@ -76,6 +83,7 @@ function optionsFor(seed: number, args: Args): ScenarioOptions & { protocol: Arg
   if (args.steps !== undefined) options.steps = args.steps;
   if (args.watchdog !== undefined) options.watchdog = args.watchdog;
   if (args.refusals !== undefined) options.refusals = args.refusals;
+  options.faults = args.faults;
   if (args.all) options.avoid = [];
   else if (args.allow.length) options.avoid = (options.avoid ?? []).filter((bug) => !args.allow.includes(bug));
   return { ...options, protocol: args.protocol };
@@ -85,7 +93,7 @@ function optionsFor(seed: number, args: Args): ScenarioOptions & { protocol: Arg
 async function runSeed(options: ScenarioOptions & { protocol: Args['protocol'] }): Promise<Outcome> {
   try {
     if (options.protocol === 'gpodder') {
-      const r = await runGpodderScenario(options.seed, options.steps);
+      const r = await runGpodderScenario(options.seed, options.steps, options.faults);
       const result: ScenarioResult = { seed: r.seed, ms: 0, intents: r.intents, foreign: r.foreign, syncs: 0, crashes: r.crashes, requests: r.requests, faults: r.faults, failedKept: 0, transport: {}, trace: r.trace };
       return { seed: options.seed, ok: true, result };
     }
@@ -160,10 +168,11 @@ async function main(): Promise<number> {
   console.log(
     `chaos${args.protocol === 'gpodder' ? ' (gpodder)' : ''}: ${args.seeds.length} seeds, ${failures.length} failures (${Math.round((Date.now() - started) / 1000)} s; ` +
       `${totals.intents} local changes, ${totals.foreign} foreign changes, ${totals.faults} faults, ${totals.crashes} crashes, ${totals.requests} requests` +
-      `${excluded.length ? `; left out as known engine bugs: ${excluded.join(', ')}` : ''})`,
+      `${excluded.length ? `; left out as known engine bugs: ${excluded.join(', ')}` : ''}; hostile faults: ${args.faults.length ? args.faults.join(', ') : 'none'})`,
   );
   const again = args.protocol === 'gpodder' ? '--protocol gpodder ' : '';
-  if (failures.length) console.log(`failed seeds: ${failures.map((f) => f.seed).join(' ')} — replay one with: npm run chaos -- ${again}--seed ${failures[0]!.seed}`);
+  const faults = args.faults.join(',') === ALL_HOSTILE.join(',') ? '' : `--faults ${args.faults.join(',') || 'polite'} `;
+  if (failures.length) console.log(`failed seeds: ${failures.map((f) => f.seed).join(' ')} — replay one with: npm run chaos -- ${again}${faults}--seed ${failures[0]!.seed}`);
   return failures.length ? 1 : 0;
 }
 

@@ -2,6 +2,12 @@
 // of the server (a delay after the server answered is a request applied whose answer is lost to a timeout),
 // `next` links rewritten to other origins, crash hooks that kill the engine around a request, and an audit
 // of every request the engine made (origin, credentials).
+//
+// Hostile middleboxes (simulated time only): `proxy` rules answer a request themselves, never forwarding it
+// (an empty 2xx, an HTML login page, a redirect to another origin, a 413, a dead server); `rewrite` rules spoil
+// a forwarded answer (feed URLs a server should never send). The audit also keeps, per request, the changes
+// its payload carries and when it was made: no change may be in two requests at once (`overlaps`), and the
+// request rate per change is checked against the backoff schedule (invariants.ts, `spinViolations`).
 import type { Prng } from './prng.ts';
 import type { Simulation } from './sim.ts';
 
@@ -15,6 +21,62 @@ export interface Weather {
   maxDelay: number;
   /** Chance that a list page's `next` is rewritten to point at another origin. */
   foreignNext: number;
+}
+
+/** An answer a middlebox gives instead of the server's. */
+export type ProxyAnswer =
+  | { status: number; text: string; headers?: Record<string, string> }
+  /** A redirect to `location`: fetch follows it, refuses it or hands it over as its `redirect` option says. */
+  | { redirect: 301 | 302 | 303 | 307 | 308; location: string }
+  /** No answer at all: the connection is refused (a dead server, not `navigator` offline). */
+  | { refuse: true };
+
+/** A middlebox rule: requests it matches (while it lasts) get its answer and never reach the server. */
+export interface ProxyRule {
+  /** For traces and stats. */
+  name: string;
+  match(method: string, url: URL, body: unknown): boolean;
+  /** How many more requests it answers (undefined: any number). */
+  remaining?: number;
+  /** Virtual time after which it no longer answers (undefined: no end). */
+  until?: number;
+  answer: ProxyAnswer | ((method: string, url: URL, body: unknown) => ProxyAnswer);
+}
+
+/** A rule that spoils the body of a forwarded 2xx answer. */
+export interface RewriteRule {
+  name: string;
+  match(method: string, url: URL): boolean;
+  remaining: number;
+  /** The new body (JSON parsed); undefined leaves it as it was (and does not use up the rule). */
+  edit(body: unknown, method: string, url: URL, sent: unknown): unknown;
+}
+
+/** One request as the audit keeps it. */
+export interface AuditedRequest {
+  /** Virtual ms when the engine made it. */
+  at: number;
+  method: string;
+  path: string;
+  /** The changes its payload carries (a subscription's path, an added feed URL, an uploaded URL); pulls: the page asked. */
+  keys: string[];
+  /** How it ended for the engine. */
+  outcome?: 'answered' | 'proxied' | 'redirect' | 'threw';
+}
+
+/** The changes a request carries, as keys: two requests in flight together must share none. */
+export function payloadKeys(method: string, url: URL, body: unknown): string[] {
+  const path = decodeURIComponent(url.pathname);
+  if (method === 'GET') {
+    // A pull: its page (the `since` varies from pull to pull; the page asked is what repeats in a loop).
+    if (/\/deletions\//.test(path)) return [`poll ${path}`];
+    return [`pull ${path}${url.searchParams.has('page') ? `?page=${url.searchParams.get('page')}` : ''}`];
+  }
+  const b = (body ?? {}) as { subscriptions?: { feed_url?: unknown }[]; add?: unknown[]; remove?: unknown[] };
+  if (Array.isArray(b.add) || Array.isArray(b.remove)) return [...(b.add ?? []), ...(b.remove ?? [])].map((u) => `url ${String(u)}`);
+  if (method === 'POST' && Array.isArray(b.subscriptions)) return b.subscriptions.map((x) => `add ${String(x.feed_url)}`);
+  if ((method === 'PATCH' || method === 'DELETE') && /\/subscriptions\/.+/.test(path)) return [`sub ${path}`];
+  return [];
 }
 
 export const CALM: Weather = { delayBefore: 0, delayAfter: 0, maxDelay: 0, foreignNext: 0 };
@@ -72,7 +134,30 @@ export interface Transport {
    * on meanwhile still lands). With real time, use the server's own latency control instead.
    */
   latency: number;
+  /** Simulated time only: middlebox rules, the first that matches answers (see ProxyRule). */
+  proxy: ProxyRule[];
+  /** Simulated time only: rules that spoil forwarded answers (see RewriteRule). */
+  rewrite: RewriteRule[];
+  /** Every request with its time and payload keys (simulated time only: `at` is virtual). */
+  readonly audit: AuditedRequest[];
+  /** A change found in two requests in flight at once: what, and the two requests. */
+  readonly overlaps: string[];
+  /** How the last finished request ended for the engine. */
+  lastOutcome: AuditedRequest['outcome'];
+  /**
+   * Called once when the engine makes more than RUNAWAY requests within one simulated second: a loop that
+   * does not let simulated time move (0 ms timers) would otherwise only end at the real-time watchdog.
+   */
+  onRunaway: ((message: string) => void) | undefined;
 }
+
+/** A scenario stopped because the engine ran away (see `onRunaway`). */
+export class RunawayError extends Error {
+  override readonly name = 'RunawayError';
+}
+
+/** Requests within one simulated second that no backoff schedule explains (see `onRunaway`). */
+export const RUNAWAY = 1000;
 
 /** Options of the transport. */
 export interface TransportOptions {
@@ -128,6 +213,16 @@ function abortable(ms: number, signal: AbortSignal | null | undefined): Promise<
   });
 }
 
+/** The JSON body a request carries (undefined when none or not JSON). */
+function bodyOf(init: RequestInit | undefined): unknown {
+  if (typeof init?.body !== 'string') return undefined;
+  try {
+    return JSON.parse(init.body);
+  } catch {
+    return undefined;
+  }
+}
+
 function hasCredentials(headers: HeadersInit | undefined): boolean {
   const h = new Headers(headers);
   return h.has('authorization') || h.has('x-api-key') || h.has('api_key') || h.has('cookie');
@@ -172,6 +267,12 @@ export function createTransport(options: TransportOptions): Transport {
     inFlight: new Map(),
     stats,
     latency: 0,
+    proxy: [],
+    rewrite: [],
+    audit: [],
+    overlaps: [],
+    lastOutcome: undefined,
+    onRunaway: undefined,
     fetch: (async (input: globalThis.RequestInfo | URL, init?: RequestInit) => {
       const raw = typeof input === 'string' ? input : input instanceof URL ? input.href : (input as Request).url;
       const url = new URL(raw);
@@ -179,15 +280,42 @@ export function createTransport(options: TransportOptions): Transport {
       const id = ++n;
       const at = (where: string) => transport.inFlight.set(id, `${method} ${url.pathname}${url.search}: ${where}`);
       at('starting');
+      const entry: AuditedRequest = { at: sim ? sim.now() : Date.now(), method, path: url.pathname, keys: payloadKeys(method, url, bodyOf(init)) };
+      transport.audit.push(entry);
+      recent.push(entry.at);
+      while (recent[0]! < entry.at - 1000) recent.shift();
+      if (recent.length > RUNAWAY && !runaway) {
+        runaway = true;
+        transport.onRunaway?.(`spin: ${recent.length} requests within one simulated second (the last ${method} ${url.pathname}): stopped`);
+      }
+      // A change in two requests at once: the second may be applied after a newer one, or twice.
+      const writes = entry.keys.filter((k) => !k.startsWith('pull ') && !k.startsWith('poll '));
+      for (const key of writes) {
+        const other = active.get(key);
+        if (other) transport.overlaps.push(`${key}: ${method} ${url.pathname} (request ${id}) sent while request ${other} carrying it was in flight`);
+      }
+      for (const key of writes) active.set(key, id);
       try {
-        return await forward(id, method, url, init, at);
+        const response = await forward(id, method, url, init, at, entry);
+        entry.outcome ??= 'answered';
+        return response;
+      } catch (error) {
+        entry.outcome ??= 'threw';
+        throw error;
       } finally {
+        transport.lastOutcome = entry.outcome;
+        for (const key of writes) if (active.get(key) === id) active.delete(key);
         transport.inFlight.delete(id);
       }
     }) as typeof fetch,
   };
+  /** Payload keys of requests in flight, to the request carrying them. */
+  const active = new Map<string, number>();
+  /** Times of the requests in the last simulated second. */
+  const recent: number[] = [];
+  let runaway = false;
 
-  async function forward(n: number, method: string, url: URL, init: RequestInit | undefined, at: (where: string) => void): Promise<Response> {
+  async function forward(n: number, method: string, url: URL, init: RequestInit | undefined, at: (where: string) => void, entry: AuditedRequest): Promise<Response> {
     transport.sent.push({ method, url: url.href, origin: url.origin, credentials: hasCredentials(init?.headers) });
     at('before hook');
     await transport.before?.({ method, url, n });
@@ -210,7 +338,11 @@ export function createTransport(options: TransportOptions): Transport {
       await wait(rng.int(1, w.maxDelay), signal);
     }
     at('fetch');
-    if (sim) return simulated(sim, method, url, init, crashing, at);
+    if (sim) {
+      const proxied = await proxyAnswer(sim, method, url, init, entry);
+      if (proxied) return proxied;
+      return simulated(sim, method, url, init, crashing, at);
+    }
     let response: Response;
     try {
       response = await fetch(url, init);
@@ -250,6 +382,37 @@ export function createTransport(options: TransportOptions): Transport {
     return respond(text, response);
   }
 
+  /** A middlebox's answer, when a rule takes the request (it never reaches the server). */
+  async function proxyAnswer(sim: Simulation, method: string, url: URL, init: RequestInit | undefined, entry: AuditedRequest): Promise<Response | undefined> {
+    const body = bodyOf(init);
+    const rule = transport.proxy.find((r) => (r.remaining === undefined || r.remaining > 0) && (r.until === undefined || sim.now() < r.until) && r.match(method, url, body));
+    if (!rule) return undefined;
+    if (rule.remaining !== undefined) rule.remaining--;
+    count(`proxy-${rule.name}`);
+    const answer = typeof rule.answer === 'function' ? rule.answer(method, url, body) : rule.answer;
+    // A middlebox answers at once, but not within the same turn: let other work interleave as a socket would.
+    await sim.sleep(0, init?.signal);
+    if ('refuse' in answer) {
+      entry.outcome = 'threw';
+      throw new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED') });
+    }
+    if ('redirect' in answer) {
+      entry.outcome = 'redirect';
+      const mode = init?.redirect ?? 'follow';
+      // What fetch does with a redirect: refuse it (a network error), hand it over (Node gives the 3xx itself), or follow it.
+      if (mode === 'error') throw new TypeError('fetch failed', { cause: new Error('unexpected redirect') });
+      if (mode === 'manual') return new Response(null, { status: answer.redirect, headers: { Location: answer.location } });
+      const target = new URL(answer.location, url);
+      transport.sent.push({ method, url: target.href, origin: target.origin, credentials: hasCredentials(init?.headers) });
+      return sim.exclusive(async () => {
+        const response = await fetch(target, { ...init, signal: undefined, redirect: 'manual' });
+        return respond(await response.text(), response);
+      });
+    }
+    entry.outcome = 'proxied';
+    return new Response(answer.status === 204 || answer.text === '' ? null : answer.text, { status: answer.status, headers: answer.headers });
+  }
+
   /** Remember a write the engine gave up on after it left: the server may still apply it, late. */
   function abandon(method: string, url: URL, init: RequestInit | undefined): void {
     if (method === 'GET') return;
@@ -287,6 +450,21 @@ export function createTransport(options: TransportOptions): Transport {
     const w = transport.weather;
     const isList = method === 'GET' && /\/subscriptions\/?$/.test(url.pathname);
     let text = answer.text;
+    if (answer.status >= 200 && answer.status < 300) {
+      const rule = transport.rewrite.find((r) => r.remaining > 0 && r.match(method, url));
+      if (rule) {
+        try {
+          const edited = rule.edit(text.trim() === '' ? undefined : JSON.parse(text), method, url, bodyOf(init));
+          if (edited !== undefined) {
+            text = JSON.stringify(edited);
+            rule.remaining--;
+            count(`rewrite-${rule.name}`);
+          }
+        } catch {
+          // A spoiled body stays spoiled.
+        }
+      }
+    }
     if (isList && answer.status === 200 && w.foreignNext > 0 && rng.chance(w.foreignNext)) {
       try {
         const body = JSON.parse(text) as { next?: string; page?: number; per_page?: number };

@@ -1,0 +1,163 @@
+// The hostile world of issue 16, as fault families both chaos scenarios draw from: a device clock that steps,
+// middleboxes that answer for the server (an empty 2xx, an HTML login page, a redirect to another origin, a
+// 413, a dead server), a server that sends feed URLs no app should store, a Retry-After of a year, a gPodder
+// server whose clock goes back, another tab that signs out and in as someone else mid-pull, and credentials
+// switched to another account mid-pull. Each family can be switched on or off by name (`--faults`).
+import type { Prng } from './prng.ts';
+import type { ProxyRule, RewriteRule } from './transport.ts';
+
+/** The hostile fault families, with what each does. */
+export const HOSTILE_FAULTS = {
+  clock: "the device's wall clock steps back or forward (5 s to a day), at a script step or in the middle of a pull",
+  'empty-2xx': 'a proxy answers an empty 200/201/202 and never forwards the request',
+  'html-2xx': 'for a few simulated seconds a proxy answers every write with a 200 HTML login page while reads still work',
+  'server-urls': 'answers carry javascript:/data:/vbscript:/file: or untrimmed feed URLs (lists, POST and PATCH answers, gPodder add and update_urls)',
+  'retry-after': 'a 429 or 503 asks to wait a year (in seconds, as an HTTP date, or more digits than a number holds)',
+  redirect: 'a middlebox redirects the request to another origin',
+  'upload-413': 'gPodder: uploads of more than a few URLs are refused with 413 for a few simulated seconds',
+  'timestamp-regress': "gPodder: the server's clock goes back (a reset or restored server), so its timestamps do",
+  'other-tab': 'another tab clears the store in the middle of a pull and signs in to another account; later it clears again',
+  'set-auth': 'gPodder: the app switches the credentials to another user in the middle of a pull; later back',
+  'dead-server': 'the server refuses connections for a few simulated seconds while the app makes a burst of edits',
+} as const;
+
+/** One hostile fault family. */
+export type HostileFault = keyof typeof HOSTILE_FAULTS;
+
+export const ALL_HOSTILE = Object.keys(HOSTILE_FAULTS) as HostileFault[];
+
+/** Parse `--faults`: `hostile` (all, the default), `polite` or `none` (only the original faults), or names. */
+export function parseFaults(spec: string): HostileFault[] {
+  const out = new Set<HostileFault>();
+  for (const name of spec.split(',').map((x) => x.trim()).filter(Boolean)) {
+    if (name === 'hostile' || name === 'all') for (const f of ALL_HOSTILE) out.add(f);
+    else if (name === 'polite' || name === 'none') continue;
+    else if (name.startsWith('-') && name.slice(1) in HOSTILE_FAULTS) out.delete(name.slice(1) as HostileFault);
+    else if (name in HOSTILE_FAULTS) out.add(name as HostileFault);
+    else throw new Error(`unknown fault family ${name}; known: hostile, polite, ${ALL_HOSTILE.join(', ')} (prefix - to leave one out)`);
+  }
+  return ALL_HOSTILE.filter((f) => out.has(f));
+}
+
+/** Feed URLs no app may store or hand to a page. */
+export const BAD_URLS = ['javascript:alert(document.cookie)', 'data:text/html,<script>alert(1)</script>', 'vbscript:msgbox(1)', 'file:///etc/passwd', 'JavaScript:void(0)'];
+
+/** The same URL with white space around it. */
+export const untrimmed = (url: string, rng: Prng): string => rng.pick([` ${url}`, `${url} `, `\n${url}`, ` ${url}\t`]);
+
+/** A login page a proxy shows instead of the answer. */
+export const LOGIN_PAGE = '<!doctype html><html><head><title>Sign in</title></head><body><form action="/login"><input name="user"></form></body></html>';
+
+/** A Retry-After of a year, in the spellings servers use (and one no number holds). */
+export function yearLong(rng: Prng, now: number): string {
+  return rng.pick([String(365 * 86_400), new Date(now + 365 * 86_400_000).toUTCString(), '9'.repeat(400), String(2 ** 31)]);
+}
+
+const isWrite = (method: string) => method !== 'GET';
+
+/** An empty 2xx for 1-3 requests (writes mostly), never forwarded. */
+export function emptyTwoXx(rng: Prng): ProxyRule {
+  const writesOnly = rng.chance(0.8);
+  return { name: 'empty-2xx', remaining: rng.int(1, 3), match: (method) => !writesOnly || isWrite(method), answer: { status: rng.pick([200, 200, 201, 202]), text: '' } };
+}
+
+/** An HTML login page (200) for every write during `ms` from `now`: reads go through. */
+export function htmlTwoXx(rng: Prng, now: number): ProxyRule {
+  const ms = rng.int(2_000, 12_000);
+  return { name: 'html-2xx', until: now + ms, match: (method) => isWrite(method), answer: { status: 200, text: LOGIN_PAGE, headers: { 'Content-Type': 'text/html' } } };
+}
+
+/** A redirect to another origin for 1-3 requests. */
+export function redirect(rng: Prng, otherOrigin: string): ProxyRule {
+  const status = rng.pick([301, 302, 307, 308] as const);
+  const method = rng.pick([undefined, 'GET', 'POST', 'PATCH', 'DELETE']);
+  return { name: 'redirect', remaining: rng.int(1, 3), match: (m) => method === undefined || m === method, answer: { redirect: status, location: `${otherOrigin}/login?next=%2F` } };
+}
+
+/** 413 for every gPodder upload of more than `limit` URLs during `ms` from `now`. */
+export function uploadTooLarge(rng: Prng, now: number): ProxyRule & { limit: number } {
+  const limit = rng.int(1, 3);
+  return {
+    name: 'upload-413',
+    limit,
+    until: now + rng.int(2_000, 10_000),
+    match: (method, _url, body) => {
+      const b = (body ?? {}) as { add?: unknown[]; remove?: unknown[] };
+      return method === 'POST' && (b.add?.length ?? 0) + (b.remove?.length ?? 0) > limit;
+    },
+    answer: { status: 413, text: JSON.stringify({ code: 413, message: 'Request Entity Too Large' }), headers: { 'Content-Type': 'application/json' } },
+  };
+}
+
+/** Connections refused during `ms` from `now`. */
+export function deadServer(rng: Prng, now: number): ProxyRule {
+  return { name: 'dead-server', until: now + rng.int(1_000, 5_000), match: () => true, answer: { refuse: true } };
+}
+
+type Json = Record<string, unknown>;
+
+/** Open Podcast API answers with feed URLs no app should store (1-2 answers). */
+export function opaServerUrls(rng: Prng): RewriteRule {
+  let n = 0;
+  return {
+    name: 'server-urls',
+    remaining: rng.int(1, 2),
+    match: (method, url) => method !== 'DELETE' && !url.pathname.includes('/deletions/'),
+    edit(body, method, url, sent) {
+      if (typeof body !== 'object' || body === null) return undefined;
+      const b = body as Json;
+      if (method === 'GET' && Array.isArray(b.subscriptions)) {
+        const entries = b.subscriptions as Json[];
+        const perPage = Number(url.searchParams.get('per_page') ?? b.per_page ?? 0);
+        // Room on the page: an entry of its own with a script URL (refusing or dropping it are both fine).
+        // A full page: one listed entry's URL with white space around it (the same feed, trimmed).
+        if (entries.length < perPage || !entries.length) entries.push({ feed_url: rng.pick(BAD_URLS), guid: `hostile-${n++}`, is_subscribed: true });
+        else {
+          const e = rng.pick(entries);
+          e.feed_url = untrimmed(String(e.feed_url), rng);
+        }
+        return b;
+      }
+      if (method === 'POST' && Array.isArray(b.success) && b.success.length) {
+        const e = rng.pick(b.success as Json[]);
+        e.feed_url = rng.chance(0.5) ? untrimmed(String(e.feed_url), rng) : rng.pick(BAD_URLS);
+        return b;
+      }
+      if (method === 'PATCH') {
+        const asked = (sent as { new_feed_url?: string } | undefined)?.new_feed_url;
+        b.new_feed_url = asked !== undefined && rng.chance(0.5) ? untrimmed(asked, rng) : rng.pick(BAD_URLS);
+        return b;
+      }
+      return undefined;
+    },
+  };
+}
+
+/** gPodder answers with feed URLs no app should store: in a pull's `add`, or an upload's `update_urls` (1-2 answers). */
+export function gpodderServerUrls(rng: Prng): RewriteRule {
+  return {
+    name: 'server-urls',
+    remaining: rng.int(1, 2),
+    match: (_method, url) => /subscription/.test(url.pathname),
+    edit(body, method, _url, sent) {
+      if (typeof body !== 'object' || body === null) return undefined;
+      const b = body as { add?: string[]; timestamp?: number; update_urls?: [string, string][] };
+      if (method === 'GET' && Array.isArray(b.add)) {
+        if (b.add.length && rng.chance(0.5)) {
+          const i = rng.int(0, b.add.length - 1);
+          b.add[i] = untrimmed(b.add[i]!, rng);
+        } else b.add.push(rng.pick(BAD_URLS));
+        return b;
+      }
+      const added = (sent as { add?: string[] } | undefined)?.add ?? [];
+      if (method === 'POST' && typeof b.timestamp === 'number' && added.length) {
+        b.update_urls = [...(b.update_urls ?? []), [rng.pick(added), rng.pick(BAD_URLS)]];
+        return b;
+      }
+      return undefined;
+    },
+  };
+}
+
+/** How far the device clock steps. */
+export const clockStep = (rng: Prng): number => rng.pick([-86_400_000, -3_600_000, -600_000, -5_000, 5_000, 3_600_000, 86_400_000]);
