@@ -96,7 +96,7 @@ describe('fuzz: gPodder wire validators take any JSON', () => {
     fc.assert(
       fc.property(validChanges, validUploaded, (changes, uploaded) => {
         expect(parseChanges(changes)).toEqual({ update_urls: [], ...changes });
-        expect(parseUploaded(uploaded)).toEqual({ update_urls: [], ...uploaded });
+        expect(parseUploaded(uploaded)).toEqual({ update_urls: [], unreadable: [], ...uploaded });
       }),
       FUZZ,
     );
@@ -175,7 +175,7 @@ describe('fuzz: gPodder transport over any answer', () => {
         fc.oneof(serverBody(validUploaded), fc.tuple(seconds, fc.nat(), fc.oneof(badFeedUrl, feedUrl)).map(([timestamp, i, to]) => ({ timestamp, rename: [i, to] as const }))),
         async (urls, status, made) => {
         // A rename of one of the URLs sent (`rename`: which one, to what), or any body.
-        const rename = (made as { timestamp?: number; rename?: readonly [number, string] }).rename;
+        const rename = (made as { timestamp?: number; rename?: readonly [number, string] } | undefined)?.rename;
         const body = rename ? { timestamp: (made as { timestamp: number }).timestamp, update_urls: [[urls[rename[0] % urls.length]!, rename[1]]] } : made;
         const { t } = transport(() => ({ status, text: asText(body) }));
         const items: SendItem[] = urls.map((u) => ({ change: change(u), target: undefined }));

@@ -131,7 +131,8 @@ function bool(o: Obj, key: string, what: string, required: boolean): boolean | u
 
 function int(o: Obj, key: string, what: string): number {
   const v = o[key];
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw bad(what, `${key} is not a whole number`);
+  // A safe integer: 1e300 is "whole" too, and a deletion id beyond 2^53 would come back as another number.
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw bad(what, `${key} is not a whole number`);
   return v;
 }
 
