@@ -481,7 +481,8 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
           note(`update(${handle}, ${JSON.stringify(change)}) ok → ${view.guid}`);
         }
       } catch (error) {
-        if (isSyncError(error) && LOCAL_REJECTIONS.has(error.code)) note(`pattern rejected: ${error.code}`);
+        // While another account holds the store (another tab signed in), local edits are refused as the others are.
+        if (isSyncError(error) && (LOCAL_REJECTIONS.has(error.code) || (switched && error.code === 'account-mismatch'))) note(`pattern rejected: ${error.code}`);
         else unexpected('the unacknowledged-add pattern', error);
       }
     };
@@ -833,7 +834,8 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
       // A redirect to another origin is a refusal (issue 16 #15): what it refused may sit in failed().
       if (redirectUsed && change.reason.status !== undefined && change.reason.status >= 300 && change.reason.status < 400) return undefined;
       if (rolledBack && change.kind === 'remove' && /rolled back/.test(change.reason.message)) return undefined;
-      if (opts.refusals && change.reason.code === 'not-found' && /no server guid/.test(change.reason.message)) return undefined;
+      // An edit behind an add that was refused (by a refusal, or a redirect) has no server guid to go to.
+      if ((opts.refusals || redirectUsed) && change.reason.code === 'not-found' && /no server guid/.test(change.reason.message)) return undefined;
       return `nothing refused it: the server ${entry ? `has it ${entry.deleted ? 'deleted' : 'live'}` : 'does not know it'}`;
     };
 

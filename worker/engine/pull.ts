@@ -41,6 +41,9 @@ export async function pull(ctx: EngineContext, store: Store): Promise<number> {
       // Observed here; its error surfaces at the next batch (or at the end of the pull).
       batch.catch(() => undefined);
       committing = settled(before, batch);
+      // Observed at once too: it may fail while the transport fetches the next page (another tab's clear()),
+      // before anything awaits it, and an unobserved rejection would surface as an unhandled one.
+      committing.catch(() => undefined);
       await before;
       return false;
     },
