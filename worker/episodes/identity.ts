@@ -15,15 +15,43 @@ export interface EpisodeIdentity {
   guid?: string;
 }
 
+/** Episodes indexed for matching: `find` is the rule, `put` replaces a row (found again as it is now). */
+export interface EpisodeIndex<T extends EpisodeIdentity> {
+  find(ref: { podcast: string; media: string; guid?: string }): T | undefined;
+  put(row: T, replaces?: T): void;
+}
+
 /**
- * The candidate an incoming ref is: the one with its guid when it has one (and a candidate carries it), else
- * the one with its media key that has no other guid (two episodes may share an enclosure URL: NC #78).
+ * Index `rows`: an incoming ref is the row with its guid when it has one (and a row carries it), else the row
+ * with its media key that has no other guid (two episodes may share an enclosure URL: NC #78).
  */
+export function episodeIndex<T extends EpisodeIdentity>(rows: readonly T[]): EpisodeIndex<T> {
+  const key = (podcast: string, value: string) => `${podcast}\n${value}`;
+  const byGuid = new Map<string, T>();
+  const byMedia = new Map<string, T[]>();
+  const add = (row: T) => {
+    if (row.guid !== undefined) byGuid.set(key(row.podcast, row.guid), row);
+    const k = key(row.podcast, row.media);
+    byMedia.set(k, [...(byMedia.get(k) ?? []), row]);
+  };
+  rows.forEach(add);
+  return {
+    find(ref) {
+      const own = ref.guid === undefined ? undefined : byGuid.get(key(ref.podcast, ref.guid));
+      return own ?? byMedia.get(key(ref.podcast, ref.media))?.find((c) => ref.guid === undefined || c.guid === undefined);
+    },
+    put(row, replaces) {
+      if (replaces) {
+        if (replaces.guid !== undefined && byGuid.get(key(replaces.podcast, replaces.guid)) === replaces) byGuid.delete(key(replaces.podcast, replaces.guid));
+        const k = key(replaces.podcast, replaces.media);
+        byMedia.set(k, (byMedia.get(k) ?? []).filter((r) => r !== replaces));
+      }
+      add(row);
+    },
+  };
+}
+
+/** The candidate an incoming ref is (see `episodeIndex`). */
 export function matchEpisode<T extends EpisodeIdentity>(ref: { podcast: string; media: string; guid?: string }, candidates: readonly T[]): T | undefined {
-  const own = candidates.filter((c) => c.podcast === ref.podcast);
-  if (ref.guid !== undefined) {
-    const byGuid = own.find((c) => c.guid === ref.guid);
-    if (byGuid) return byGuid;
-  }
-  return own.find((c) => c.media === ref.media && (ref.guid === undefined || c.guid === undefined));
+  return episodeIndex(candidates).find(ref);
 }

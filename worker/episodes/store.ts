@@ -5,7 +5,7 @@ import type { EpisodeFilter, EpisodeRef, EpisodeState, ErrorInfo } from '../../s
 import type { PlayAction } from '../gpodder/episode-wire.ts';
 import { holdOver } from '../hold.ts';
 import type { StoreCore } from '../store/core.ts';
-import { mediaKey, matchEpisode } from './identity.ts';
+import { episodeIndex, mediaKey, matchEpisode } from './identity.ts';
 import { applyChange, changedAt, fromPlay, type EpisodeFields, type FieldChange } from './register.ts';
 
 /** A local change to record: the fields, and whether it may wait for the progress interval. */
@@ -79,15 +79,9 @@ export function createEpisodeStore({ db, transact }: StoreCore) {
   const tables = (table: SyncDatabase['episodes']) => [table];
 
   /** The stored row an incoming ref is (guid first, then media key, within its podcast). */
-  async function find(ref: { podcast: string; media: string; guid?: string }, cache?: Map<string, StoredEpisode[]>): Promise<StoredEpisode | undefined> {
+  async function find(ref: { podcast: string; media: string; guid?: string }): Promise<StoredEpisode | undefined> {
     const direct = await db.episodes.get(idFor(ref.podcast, ref.guid, ref.media));
-    if (direct) return direct;
-    let candidates = cache?.get(ref.podcast);
-    if (!candidates) {
-      candidates = await db.episodes.where('podcast').equals(ref.podcast).toArray();
-      cache?.set(ref.podcast, candidates);
-    }
-    return matchEpisode(ref, candidates);
+    return direct ?? matchEpisode(ref, await db.episodes.where('podcast').equals(ref.podcast).toArray());
   }
 
   /** A new row, or the row with the ref's identity folded in (a guid learned, the newest enclosure URL). */
@@ -167,14 +161,16 @@ export function createEpisodeStore({ db, transact }: StoreCore) {
      */
     async applyRemote(actions: readonly PlayAction[], cursor?: EpisodeCursor): Promise<EpisodeRef[]> {
       return transact('rw', [db.episodes, db.meta], async () => {
-        const cache = new Map<string, StoredEpisode[]>();
+        // Every row of the podcasts named, in one read, matched in memory (one awaited read per action made a
+        // first sync of 10,000 states three times slower than writing them).
+        const podcasts = [...new Set(actions.map((a) => a.podcast))];
+        const index = episodeIndex(podcasts.length ? await db.episodes.where('podcast').anyOf(podcasts).toArray() : []);
         const byId = new Map<string, StoredEpisode>();
         for (const action of actions) {
           const media = mediaKey(action.episode);
           const ref: EpisodeRef = { podcast: action.podcast, episode: action.episode };
           if (action.guid !== undefined) ref.guid = action.guid;
-          const found = await find({ ...ref, media }, cache);
-          const row = found ? (byId.get(found.id) ?? found) : undefined;
+          const row = index.find({ ...ref, media });
           const fields = fieldsOf(row ?? ({} as StoredEpisode));
           const merged = applyChange(fields, fromPlay(action.position ?? 0, action.total), action.at);
           if (row && changedAt(merged) === changedAt(fields) && FIELDS.every((k) => merged[k] === fields[k])) continue;
@@ -189,8 +185,7 @@ export function createEpisodeStore({ db, transact }: StoreCore) {
           }
           byId.set(next.id, next);
           // Later actions of this batch must find the row as it is now (a new one, or one that learned its guid).
-          const list = cache.get(next.podcast) ?? [];
-          cache.set(next.podcast, [...list.filter((r) => r.id !== next.id), next]);
+          index.put(next, row);
         }
         const rows = [...byId.values()];
         if (rows.length) await db.episodes.bulkPut(rows);
