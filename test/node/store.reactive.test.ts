@@ -3,7 +3,7 @@
 import { MessageChannel } from 'node:worker_threads';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createSyncClient } from '../../src/index.ts';
-import { createStore, type StoreSource } from '../../src/store.ts';
+import { createStores, type StoreSource } from '../../src/store.ts';
 import type { ChangeEvent, FailedChange, PendingChange, Subscription, SyncSnapshot, SyncStatus } from '../../src/types.ts';
 import { exposeSyncEngine } from '../../worker/index.ts';
 import { TOKEN, engine, server, settle, uniqueDb, until } from './helpers.ts';
@@ -68,7 +68,7 @@ describe('store() contract', () => {
   it('subscribe calls a function or an observer at once, and returns a function that also has unsubscribe()', async () => {
     vi.useFakeTimers();
     const s = scripted();
-    const store = createStore(s.source);
+    const store = createStores(s.source)();
     const seen: SyncSnapshot[] = [];
     const observed: SyncSnapshot[] = [];
     const off = store.subscribe((snap) => seen.push(snap));
@@ -94,7 +94,7 @@ describe('store() contract', () => {
   it('keeps the same snapshot until content changes; a change keeps unchanged rows, and everything is frozen', async () => {
     vi.useFakeTimers();
     const s = scripted();
-    const store = createStore(s.source);
+    const store = createStores(s.source)();
     await flush();
     const first = store.getSnapshot();
     expect(first.ready).toBe(true);
@@ -115,7 +115,7 @@ describe('store() contract', () => {
   it('makes no snapshot for a write that changes nothing (an equal re-read, an equal status)', async () => {
     vi.useFakeTimers();
     const s = scripted();
-    const store = createStore(s.source);
+    const store = createStores(s.source)();
     await flush();
     const first = store.getSnapshot();
     const calls: SyncSnapshot[] = [];
@@ -130,7 +130,7 @@ describe('store() contract', () => {
   it('coalesces a burst of events into one read and one snapshot', async () => {
     vi.useFakeTimers();
     const s = scripted();
-    const store = createStore(s.source);
+    const store = createStores(s.source)();
     await flush();
     const before = s.reads.count;
     const calls: SyncSnapshot[] = [];
@@ -151,7 +151,7 @@ describe('store() contract', () => {
   it('reads one at a time, so a slow read never lands after a newer one', async () => {
     vi.useFakeTimers();
     const s = scripted();
-    const store = createStore(s.source);
+    const store = createStores(s.source)();
     await flush();
     s.reads.maxInFlight = 0;
     const release = s.hold();
@@ -172,7 +172,7 @@ describe('store() contract', () => {
   it('a queue-only event re-reads the queue, not the list', async () => {
     vi.useFakeTimers();
     const s = scripted();
-    const store = createStore(s.source);
+    const store = createStores(s.source)();
     await flush();
     const first = store.getSnapshot();
     s.data.pending = [{ id: 1, kind: 'update', guid: 'a', feedUrl: 'https://a.example/feed', createdAt: 1, attempts: 1, lastError: { code: 'server', message: 'down', status: 503 } }];
@@ -198,7 +198,7 @@ describe('store() over the engine', () => {
       return new Promise<Response>((_, reject) => init?.signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))));
     }) as typeof fetch;
     const e = engine(s, { dbName: first.dbName, fetch: hanging });
-    const store = createStore(e);
+    const store = createStores(e)();
     const snap = await until(() => (store.getSnapshot().ready ? store.getSnapshot() : undefined), 5000, 'ready');
     expect(snap.subscriptions.map((r) => r.guid).sort()).toEqual(s.state().map((x) => x.guid).sort());
     expect(requests).toBeLessThanOrEqual(1);
@@ -209,7 +209,7 @@ describe('store() over the engine', () => {
     const a = engine(s);
     await a.sync();
     const b = engine(s, { dbName: a.dbName });
-    const store = createStore(a);
+    const store = createStores(a)();
     await until(() => store.getSnapshot().subscriptions.length === 3, 5000, 'the list');
     const before = store.getSnapshot();
     const [x, y] = before.subscriptions;
@@ -236,7 +236,7 @@ describe('store() over the engine', () => {
     const e = engine(s);
     await e.sync();
     const asked: (string[] | undefined)[] = [];
-    const store = createStore({ ...e, on: e.on, subscriptions: (filter) => (asked.push(filter?.guids), e.subscriptions(filter)) });
+    const store = createStores({ ...e, on: e.on, subscriptions: (filter) => (asked.push(filter?.guids), e.subscriptions(filter)) })();
     await until(() => store.getSnapshot().subscriptions.length === 6, 5000, 'the list');
     const [x, y] = await e.subscriptions();
     e.setOnline(false);
@@ -254,7 +254,7 @@ describe('store() over the engine', () => {
     const s = await server({ seed: 2 });
     const e = engine(s, { retry: { baseDelay: 60_000, maxDelay: 60_000 } });
     await e.sync();
-    const store = createStore(e);
+    const store = createStores(e)();
     const guid = s.state()[0]!.guid;
     s.failNext(1, 503, { method: 'PATCH' });
     await e.update(guid, { isSubscribed: false });
@@ -265,7 +265,7 @@ describe('store() over the engine', () => {
   it('makes far fewer snapshots than rows during a 10,000-row first sync', async () => {
     const s = await server({ seed: 10_000 });
     const e = engine(s);
-    const store = createStore(e);
+    const store = createStores(e)();
     let snapshots = 0;
     store.subscribe(() => snapshots++);
     await until(() => store.getSnapshot().ready, 5000, 'ready');
