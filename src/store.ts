@@ -1,24 +1,22 @@
 // The reactive store: the engine's reads folded into frozen snapshots that a UI framework can render, one
 // store per podcast asked for (plus the plain one), all fed by one read loop.
 import { SyncError } from './errors.ts';
-import type { EpisodeRef, EpisodeState, Listener, SyncApi, SyncEvents, SyncSnapshot, SyncStatus, SyncStore, Unsubscribe } from './types.ts';
+import type { Listener, SyncApi, SyncEvents, SyncSnapshot, SyncStatus, SyncStore, Unsubscribe } from './types.ts';
 
 /** What the store reads from: the client (or the engine in-process). */
-export type StoreSource = Pick<SyncApi, 'subscriptions' | 'pending' | 'failed' | 'status' | 'episode' | 'episodes'> & {
+export type StoreSource = Pick<SyncApi, 'subscriptions' | 'pending' | 'failed' | 'status' | 'episodes'> & {
   on<E extends keyof SyncEvents>(event: E, listener: Listener<E>): () => void;
 };
 
 /** At most one snapshot per this many ms: a timer, since `requestAnimationFrame` stops in hidden tabs. */
 const FRAME = 16;
-// What the next read covers. Status needs no read: its event carries it. Which episodes: each view's `want`.
+// What the next read covers. Status needs no read: its event carries it. Whose episodes: each view's `want`.
 const SUBS = 1;
 const QUEUE = 2;
 const STATUS = 4;
 const EPISODES = 8;
 /** Up to this many changed rows are re-read alone (an edit, a small pull); more, and the whole list is. */
 const FEW = 100;
-/** The same for one podcast's episodes: each ref is a read of its own (there is no read by refs), so fewer. */
-const FEW_EPISODES = 16;
 
 type Data = Record<string, unknown>;
 
@@ -27,8 +25,12 @@ interface View {
   podcast: string | undefined;
   snapshot: SyncSnapshot;
   listeners: Set<{ fn: (s: SyncSnapshot) => void }>;
-  /** The episode refs to re-read; undefined: the whole list; empty: none. */
-  want: EpisodeRef[] | undefined;
+  /**
+   * Whether its episodes need a read. The whole podcast's list is read, never single refs: there is no read
+   * by refs (each would be a round trip of its own), and merging single rows would repeat the engine's episode
+   * identity rule (guid, else enclosure URL) in the page. One podcast's list is small and read by an index.
+   */
+  want: boolean;
   store: SyncStore;
 }
 
@@ -56,21 +58,6 @@ function share<T extends object>(old: readonly T[], next: T[], key: (row: T) => 
     return was && same(was, row) ? was : freeze(row);
   });
   return rows.length === old.length && rows.every((row, i) => row === old[i]) ? old : freeze(rows);
-}
-
-/** Whether two episodes (rows or refs) are one, by the engine's rule: the guid when both have one, else the enclosure URL without its query. */
-function one(a: EpisodeRef, b: EpisodeRef): boolean {
-  const media = (url: string) => url.trim().split(/[?#]/)[0];
-  return a.guid && b.guid ? a.guid === b.guid : media(a.episode) === media(b.episode);
-}
-
-/** The re-read episodes merged into the rest, in the engine's order (newest change first); an episode a ref names that is gone is dropped. */
-function merge(old: readonly EpisodeState[], refs: EpisodeRef[], fresh: (EpisodeState | undefined)[]): EpisodeState[] {
-  const found = fresh.filter((x) => !!x);
-  // A row may have learned a guid or a new enclosure URL since: the refs and what they found name it either way.
-  const rows = old.filter((r) => ![...refs, ...found].some((x) => one(r, x)));
-  for (const x of found) if (!rows.some((r) => one(r, x))) rows.push(x);
-  return rows.sort((a, b) => b.changedAt.localeCompare(a.changedAt) || a.episode.localeCompare(b.episode));
 }
 
 const changed = (next: SyncSnapshot, old: SyncSnapshot) => (Object.keys(next) as (keyof SyncSnapshot)[]).some((k) => next[k] !== old[k]);
@@ -103,7 +90,7 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
       podcast,
       snapshot,
       listeners,
-      want: podcast === undefined ? [] : undefined,
+      want: podcast !== undefined,
       store: {
         getSnapshot: () => created.snapshot,
         subscribe(listener) {
@@ -140,8 +127,10 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
     const only = keys;
     dirty = 0;
     keys = new Set();
-    // What each store's episodes need (by its place in views), taken now: a change during the read goes to the next one.
-    const asked = [...views.values()].map((view) => [view, view.want, (view.want = [])] as const);
+    // Whose episodes to read, taken now: a change during the read marks them for the next one.
+    const asked = [...views.values()];
+    const wanted = asked.map((view) => view.want);
+    for (const view of asked) view.want = false;
     try {
       const [subscriptions, pending, failed, first, episodes] = await Promise.all([
         parts & SUBS ? source.subscriptions(only && { guids: [...only] }) : undefined,
@@ -149,13 +138,11 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
         parts & QUEUE ? source.failed() : undefined,
         main.snapshot.ready || status ? undefined : source.status(),
         Promise.all(
-          asked.map(([view, refs]) =>
-            refs?.length === 0
-              ? undefined
-              : (refs ? Promise.all(refs.map((ref) => source.episode(ref))) : source.episodes({ podcast: view.podcast! })).catch((error: SyncError) =>
-                  // A protocol with no listening state (OPA): no episodes, and the store still gets ready.
-                  error?.code === 'unsupported' ? [] : Promise.reject(error),
-                ),
+          asked.map(
+            (view, i) =>
+              wanted[i] &&
+              // A protocol with no listening state (OPA): no episodes, and the store still gets ready.
+              source.episodes({ podcast: view.podcast! }).catch((error: SyncError) => (error?.code === 'unsupported' ? [] : Promise.reject(error))),
           ),
         ),
       ]);
@@ -175,9 +162,8 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
         // An event that came during the read is newer than what the read asked for.
         status: same(old.status, status ?? first) ? old.status : freeze(status ?? first ?? old.status),
       };
-      // Every store, also one made during the read (it gets the new lists now, its episodes at the next read).
+      // Every store, also one made during the read (at the end of `views`: it gets the new lists now, its episodes at the next read).
       [...views.values()].forEach((view, i) => {
-        const refs = asked[i]?.[1];
         const fresh = episodes[i];
         const was = view.snapshot;
         const list = was.episodes!;
@@ -188,7 +174,7 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
                 ...next,
                 // Ready once its own episodes were read too.
                 ready: was.ready || !!fresh,
-                episodes: fresh ? share(list, refs ? merge(list, refs, fresh) : (fresh as EpisodeState[]), (e) => e.guid ?? e.episode) : list,
+                episodes: fresh ? share(list, fresh, (e) => e.guid ?? e.episode) : list,
               };
         if (changed(now, was)) {
           view.snapshot = freeze(now);
@@ -199,7 +185,7 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
       // Closed, or the database went away: the next event tries again.
       dirty |= parts;
       keys = only && keys && new Set([...only, ...keys]);
-      for (const [view, refs] of asked) view.want = refs && view.want && [...refs, ...view.want];
+      asked.forEach((view, i) => (view.want ||= wanted[i]!));
       reading = false;
       return;
     }
@@ -212,10 +198,10 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
     if (keys && keys.size > FEW) keys = undefined;
     let parts = (guids.length ? SUBS | QUEUE : 0) | (queue ? QUEUE : 0);
     for (const view of views.values()) {
-      const mine = episodes.filter((ref) => ref.podcast === view.podcast);
-      if (!mine.length) continue;
-      parts |= EPISODES;
-      view.want = view.want && view.want.length + mine.length <= FEW_EPISODES ? [...view.want, ...mine] : undefined;
+      if (episodes.some((ref) => ref.podcast === view.podcast)) {
+        view.want = true;
+        parts |= EPISODES;
+      }
     }
     schedule(parts);
   });
