@@ -2,7 +2,7 @@ import { proxy, releaseProxy, wrap, type Remote } from 'comlink';
 import { SyncError } from './errors.ts';
 import type { EventSink, WorkerApi, WorkerStartOptions } from './protocol.ts';
 import { installErrorTransfer } from './transfer.ts';
-import { createStore } from './store.ts';
+import { createStores } from './store.ts';
 import type { ClientOptions, Listener, StoreOptions, SyncApi, SyncEvents, SyncStore } from './types.ts';
 
 /** The page side: the engine's methods, async over comlink, plus events. */
@@ -11,7 +11,7 @@ export interface SyncClient extends SyncApi {
   on<E extends keyof SyncEvents>(event: E, listener: Listener<E>): () => void;
   /** The worker the engine runs in. */
   readonly worker: Worker;
-  /** One reactive store of the local state for a UI (the same store on every call). */
+  /** A reactive store of the local state for a UI, with a podcast's episodes when asked; the same store for the same podcast, as long as the client lives. */
   store(opts?: StoreOptions): SyncStore;
 }
 
@@ -67,10 +67,10 @@ export function createSyncClient(options: ClientOptions): SyncClient {
     return fn();
   }
 
-  let store: SyncStore | undefined;
+  let stores: ((podcast?: string) => SyncStore) | undefined;
   const client: SyncClient = {
     worker,
-    store: () => (store ??= createStore(client)),
+    store: (opts) => (stores ??= createStores(client))(opts?.podcast),
     sync: () => call(() => remote.sync()),
     subscriptions: (filter) => call(() => remote.subscriptions(filter)),
     subscription: (guid) => call(() => remote.subscription(guid)),

@@ -310,6 +310,8 @@ export interface SyncSnapshot {
   readonly failed: readonly FailedChange[];
   /** The latest `status` event (or `status()` before the first). */
   readonly status: SyncStatus;
+  /** Only in a `store({ podcast })`: that feed's listening states as `episodes({ podcast })` gives them (`[]` where the protocol has none). */
+  readonly episodes?: readonly EpisodeState[];
 }
 
 /** What `store.subscribe` takes: a function or an observer (`{ next }`, as RxJS and Angular's `toSignal` pass). */
@@ -321,8 +323,11 @@ export interface Unsubscribe {
   unsubscribe(): void;
 }
 
-/** Options for `client.store()`; reserved for what a store may watch besides subscriptions (episodes). */
-export interface StoreOptions {}
+/** Options for `client.store()`. */
+export interface StoreOptions {
+  /** A feed URL: the snapshots also carry its episodes' listening state. */
+  podcast?: string;
+}
 
 /** A reactive store of `SyncSnapshot`s: React's `useSyncExternalStore`, Svelte's store contract, Solid's `from`, Vue with `shallowRef`. */
 export interface SyncStore {
