@@ -144,3 +144,18 @@ describe('the Nextcloud app', () => {
     expect(await other.episode({ podcast: feed(0), episode: media('nc'), guid: 'nc-1' })).toMatchObject({ played: true, pending: false });
   });
 });
+
+describe('clear()', () => {
+  it('names the episodes it wiped in its change event (a store of that podcast re-reads them)', async () => {
+    const s = await gpodder('opodsync');
+    subscribe(s, 1, 'gpodder');
+    const e = engine(s, 'gpodder');
+    const ref = { podcast: feed(0), episode: media('wiped'), guid: 'wiped-1' };
+    await e.setProgress(ref, { position: 42 });
+    const named: string[] = [];
+    e.on('change', (event) => named.push(...(event.episodes ?? []).map((r) => r.guid ?? r.episode)));
+    await e.clear();
+    expect(named).toContain('wiped-1');
+    expect(await e.episode(ref)).toBeUndefined();
+  });
+});

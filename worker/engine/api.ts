@@ -143,11 +143,13 @@ export function createApi(ctx: EngineContext): SyncEngine {
       await ctx.bound?.catch(() => undefined);
       await ctx.runs.running?.catch(() => undefined);
       const keys = await store.allKeys().catch(() => [] as string[]);
+      const episodes = await store.episodes.allRefs().catch(() => []);
       await store.clear();
       // The store belongs to no one now: the next use binds it again (to whoever uses it first).
       ctx.bound = undefined;
       state.lastError = undefined;
       emitChange(ctx, keys, true);
+      emitEpisodes(ctx, episodes);
     },
 
     async close() {

@@ -249,6 +249,11 @@ export function createEpisodeStore({ db, transact }: StoreCore) {
       });
     },
 
+    /** Every stored episode's ref (what a wipe changes). */
+    async allRefs(): Promise<EpisodeRef[]> {
+      return transact('r', tables(db.episodes), async () => (await db.episodes.toArray()).map(episodeRef));
+    },
+
     /** How many episodes have a change waiting. */
     pendingCount(): Promise<number> {
       return transact('r', tables(db.episodes), () => db.episodes.where('due').aboveOrEqual(-Infinity).count());
