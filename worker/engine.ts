@@ -52,6 +52,7 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
     runningKind: undefined,
     pushStarted: false,
     nextSync: undefined,
+    nextBackground: true,
     pushAgain: false,
     timers: new Set(),
     pushTimerAt: undefined,

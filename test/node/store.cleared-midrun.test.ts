@@ -54,7 +54,7 @@ describe('clear() in another tab during a pull', () => {
     expect(after.rows).toEqual([]);
     expect(after.aliases).toEqual([]);
     // What is left is the wipe's epoch (and the binding, when this engine's next run claimed the empty store again).
-    expect(Object.keys(after.meta).filter((k) => k !== 'binding')).toEqual(['epoch']);
+    expect(Object.keys(after.meta).filter((k) => k !== 'binding')).toEqual(['epoch', 'signedOut']);
     expect(outcome).toBe('closed');
     // The engine is not broken: the next sync binds the store again and fills it.
     await e.sync();
@@ -115,7 +115,7 @@ describe('clear() in another tab during a push', () => {
     const after = await contents(e.dbName);
     expect(after.rows).toEqual([]);
     expect(after.outbox).toEqual([]);
-    expect(Object.keys(after.meta).filter((k) => k !== 'binding')).toEqual(['epoch']);
+    expect(Object.keys(after.meta).filter((k) => k !== 'binding')).toEqual(['epoch', 'signedOut']);
     expect(outcome).toBe('closed');
   });
 
@@ -166,7 +166,7 @@ describe('clear() in another tab during a push', () => {
       expect(s.subscribed({ device: 'web-player' }).sort()).toEqual(['https://feeds.example/a.xml', 'https://feeds.example/b.xml']);
       const after = await contents(dbName);
       expect(after.rows).toEqual([]);
-      expect(Object.keys(after.meta).filter((k) => k !== 'binding')).toEqual(['epoch']);
+      expect(Object.keys(after.meta).filter((k) => k !== 'binding')).toEqual(['epoch', 'signedOut']);
       expect(outcome).toBe('closed');
     });
   });

@@ -3,8 +3,12 @@
 import type { Store } from '../store/store.ts';
 import type { EngineContext } from './context.ts';
 
-/** Claims the store for this engine; resolves with its epoch, rejects with `account-mismatch` (not kept: a later try checks again). */
-export function whenBound(ctx: EngineContext): Promise<string> {
+/**
+ * Claims the store for this engine; resolves with its epoch, rejects with `account-mismatch` (not kept: a later
+ * try checks again). A `background` claim (a timer's run) takes no store a `clear()` signed out (`SignedOut`).
+ */
+export function whenBound(ctx: EngineContext, background = false): Promise<string> {
+  if (!ctx.bound && background) return ctx.store.bind(ctx.binding, true);
   if (!ctx.bound) {
     const bound = ctx.store.bind(ctx.binding);
     ctx.bound = bound;

@@ -49,6 +49,8 @@ export interface RunState {
   /** Whether the running sync has started pushing: a caller arriving then gets a run of its own. */
   pushStarted: boolean;
   nextSync: Waiter<SyncReport> | undefined;
+  /** Whether everyone waiting for `nextSync` is a timer (a background run binds no signed-out store). */
+  nextBackground: boolean;
   pushAgain: boolean;
   timers: Set<unknown>;
   pushTimerAt: number | undefined;

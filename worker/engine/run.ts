@@ -4,6 +4,7 @@ import type { SyncReport } from '../../src/types.ts';
 import { errorInfo } from '../error-info.ts';
 import { push } from '../outbox.ts';
 import { isClosedError } from '../store/store.ts';
+import { SignedOut } from '../store/claim.ts';
 import { runStore, whenBound } from './binding.ts';
 import type { EngineContext } from './context.ts';
 import { pullEpisodeState, pushEpisodeState } from './episodes.ts';
@@ -13,13 +14,20 @@ import { background, cancelPullRetry, later, retryPullLater, schedulePush } from
 import { idlePhase, setPhase } from './status.ts';
 
 /** Run a sync (pull then push) or a push; resolves with its report, rejects with the pull's error. */
-export async function execute(ctx: EngineContext, kind: 'sync' | 'push'): Promise<SyncReport> {
+export async function execute(ctx: EngineContext, kind: 'sync' | 'push', fromTimer = false): Promise<SyncReport> {
   const { state, clock } = ctx;
   const bindsNow = !ctx.bound;
-  const bound = await whenBound(ctx);
-  // Cheap, and it binds the store again if another context cleared or deleted it under us (not needed on the
-  // run that just bound it). Every read and write of the run then checks the store is still this one.
-  const epoch = bindsNow ? bound : await ctx.store.bind(ctx.binding);
+  let epoch: string;
+  try {
+    const bound = await whenBound(ctx, fromTimer);
+    // Cheap, and it binds the store again if another context cleared or deleted it under us (not needed on the
+    // run that just bound it). Every read and write of the run then checks the store is still this one.
+    epoch = bindsNow ? bound : await ctx.store.bind(ctx.binding, fromTimer);
+  } catch (error) {
+    // Signed out (a clear() here or in another tab): a timer's run leaves the store to the app's next use.
+    if (error instanceof SignedOut) return { pulled: 0, pushed: 0, failed: 0, pending: 0, requests: 0 };
+    throw error;
+  }
   const store = runStore(ctx, epoch);
   ctx.runs.store = store;
   const report: SyncReport = { pulled: 0, pushed: 0, failed: 0, pending: 0, requests: 0 };

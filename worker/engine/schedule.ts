@@ -85,29 +85,31 @@ export function background(ctx: EngineContext, kind: 'sync' | 'push'): void {
   if (state.closed || !ctx.leadership.isLeader || !state.browserOnline || state.authPaused) return;
   if (kind === 'push') {
     if (runs.running) runs.pushAgain = true;
-    else launch(ctx, 'push').catch(() => undefined);
+    else launch(ctx, 'push', true).catch(() => undefined);
     return;
   }
-  requestSync(ctx).catch(() => undefined);
+  requestSync(ctx, true).catch(() => undefined);
 }
 
 /** A sync run: join the running one while it is still pulling, else the next one. */
-export function requestSync(ctx: EngineContext): Promise<SyncReport> {
+export function requestSync(ctx: EngineContext, fromTimer = false): Promise<SyncReport> {
   const { runs } = ctx;
   // Join a run only while it is still pulling: a later caller's changes must be in the push it waits for.
   if (runs.running && runs.runningKind === 'sync' && !runs.pushStarted) return runs.running;
   if (runs.running) {
+    // The next run is the app's (it may bind a signed-out store) as soon as one caller is the app.
+    runs.nextBackground = (runs.nextSync ? runs.nextBackground : true) && fromTimer;
     runs.nextSync ??= deferred<SyncReport>();
     return runs.nextSync.promise;
   }
-  return launch(ctx, 'sync');
+  return launch(ctx, 'sync', fromTimer);
 }
 
-function launch(ctx: EngineContext, kind: 'sync' | 'push'): Promise<SyncReport> {
+function launch(ctx: EngineContext, kind: 'sync' | 'push', fromTimer: boolean): Promise<SyncReport> {
   const { runs } = ctx;
   runs.runningKind = kind;
   runs.pushStarted = false;
-  const run = execute(ctx, kind);
+  const run = execute(ctx, kind, fromTimer);
   runs.running = run;
   run
     .catch(() => undefined)
@@ -119,7 +121,7 @@ function launch(ctx: EngineContext, kind: 'sync' | 'push'): Promise<SyncReport> 
         const waiter = runs.nextSync;
         runs.nextSync = undefined;
         runs.pushAgain = false;
-        launch(ctx, 'sync').then(waiter.resolve, waiter.reject);
+        launch(ctx, 'sync', runs.nextBackground).then(waiter.resolve, waiter.reject);
       } else if (runs.pushAgain) {
         runs.pushAgain = false;
         background(ctx, 'push');

@@ -16,8 +16,11 @@ export interface Binding {
 export type Guard =
   /** A read: another's store is refused; an unbound one is read as it is (empty after `clear()`), claimed by no one. */
   | { kind: 'read'; binding: Binding }
-  /** A local edit (or a binding): an unbound store becomes this binding's in the same transaction; another's is refused. */
-  | { kind: 'claim'; binding: Binding }
+  /**
+   * A local edit (or a binding): an unbound store becomes this binding's in the same transaction; another's is
+   * refused. A background run's (`background`) does not take a store a `clear()` signed out: `SignedOut`.
+   */
+  | { kind: 'claim'; binding: Binding; background?: boolean }
   /** A run's reads and writes: only in the store the run began with (same epoch); after a `clear()` nothing. */
   | { kind: 'run'; binding: Binding; epoch: string };
 
@@ -25,6 +28,18 @@ export type Guard =
 export interface Owner {
   binding: Binding | undefined;
   epoch: string | undefined;
+  /** Wiped by `clear()` and not used by the app since. */
+  signedOut?: boolean;
+}
+
+/**
+ * A background run found the store signed out (another tab's or this one's `clear()`): it does nothing, so a
+ * sign-out sticks until the app itself uses the store again (an edit, `sync()`).
+ */
+export class SignedOut extends SyncError {
+  constructor(dbName: string) {
+    super('closed', `database "${dbName}" was cleared (signed out): background sync waits for the app to use it`);
+  }
 }
 
 const protocolOf = (binding: Binding): string => binding.protocol ?? 'opa';
@@ -54,6 +69,7 @@ export function judge(guard: Guard, owner: Owner, dbName: string): SyncError | '
   }
   if (stored && clash(stored, guard.binding)) return mismatch(dbName, stored);
   if (guard.kind === 'read') return undefined;
+  if (!stored && owner.signedOut && guard.kind === 'claim' && guard.background) return new SignedOut(dbName);
   const upgrade = stored !== undefined && guard.binding.account !== undefined && stored.account === undefined;
   return !stored || upgrade || owner.epoch === undefined ? 'claim' : undefined;
 }

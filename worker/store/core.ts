@@ -16,6 +16,8 @@ export const META = {
   tail: 'tail',
   /** What the transport keeps across restarts (gPodder: its uploads since the last pull). */
   transport: 'transport',
+  /** Set by `clear()` (a sign-out): no background run binds the store again, only the app's own use. */
+  signedOut: 'signedOut',
 } as const;
 
 /**
@@ -159,9 +161,10 @@ export function createStoreCore(db: SyncDatabase, serial = isWebKit()): StoreCor
   /** Run `work` checking `guard` inside the same transaction: a refusal throws, which aborts it whole. */
   async function checked<T>(guard: Guard, mode: 'r' | 'rw', work: () => Promise<T>): Promise<T> {
     // Asked first: a run's batch issues its writes while an earlier one still commits, and checks before its own commits.
-    const owner: Promise<Owner> = db.meta.bulkGet([META.binding, META.epoch]).then(([binding, epoch]) => ({
+    const owner: Promise<Owner> = db.meta.bulkGet([META.binding, META.epoch, META.signedOut]).then(([binding, epoch, signedOut]) => ({
       binding: binding?.value as Binding | undefined,
       epoch: typeof epoch?.value === 'string' ? epoch.value : undefined,
+      signedOut: signedOut?.value === true,
     }));
     if (guard.kind !== 'run') {
       const found = await owner;
@@ -169,6 +172,7 @@ export function createStoreCore(db: SyncDatabase, serial = isWebKit()): StoreCor
       if (verdict instanceof SyncError) throw verdict;
       if (verdict === 'claim' && mode === 'rw') {
         await db.meta.put({ key: META.binding, value: guard.binding });
+        if (found.signedOut) await db.meta.delete(META.signedOut);
         if (found.epoch === undefined) await db.meta.put({ key: META.epoch, value: crypto.randomUUID() });
       }
       return work();

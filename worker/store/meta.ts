@@ -14,8 +14,8 @@ export function createMeta(core: StoreCore) {
      * Check (or record, on first use) which server, account and protocol this database belongs to; resolves
      * with the store's epoch (what a run's writes check, see `Guard`), rejects with `account-mismatch`.
      */
-    async bind(binding: Binding): Promise<string> {
-      const claim = core.unguarded.guarded({ kind: 'claim', binding });
+    async bind(binding: Binding, background = false): Promise<string> {
+      const claim = core.unguarded.guarded({ kind: 'claim', binding, background });
       return claim.transact('rw', [db.meta], async () => String((await db.meta.get(META.epoch))?.value));
     },
 
@@ -25,6 +25,7 @@ export function createMeta(core: StoreCore) {
       await core.unguarded.transact('rw', tables, async () => {
         await Promise.all(tables.map((t) => t.clear()));
         await db.meta.put({ key: META.epoch, value: crypto.randomUUID() });
+        await db.meta.put({ key: META.signedOut, value: true });
       });
     },
 
