@@ -54,6 +54,11 @@ interface UrlIntent {
   refused?: boolean;
   /** It is where this device moved another URL: a move keeps the flag, so another device's change of the old URL counts. */
   movedFrom?: string;
+  /**
+   * Another device changed it while the server's clock was behind: stamped before the engine's cursor, so no
+   * `since`-based pull sees it (a protocol limit when the regression is too small to detect; see the README).
+   */
+  pastStamped?: boolean;
 }
 
 const USER = 'alice';
@@ -163,6 +168,8 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
     let engine = open();
     let retryAfterUsed = false;
     let redirectUsed = false;
+    /** An upload-413 proxy was armed: a move (two URLs) past a limit of one cannot be split, so it is refused. */
+    let tooLargeUsed = false;
     /** Another tab signed in to bob (other-tab) or this one's credentials are bob's (set-auth), until a step. */
     let switched: { kind: 'other-tab' | 'set-auth'; backAt: number } | undefined;
     let armed: { what: string; run: () => Promise<void> }[] = [];
@@ -205,6 +212,8 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
     };
     const signOutIn = async () => {
       const tab = bobTab();
+      // From here the store may be the other account's (its sync binds it before this step ends): edits are refused.
+      switched = { kind: 'other-tab', backAt: -1 };
       await tab.clear();
       localMaybe();
       tab.setOnline(true);
@@ -285,6 +294,7 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
           note('hostile: a middlebox redirects to another origin');
           break;
         case 'upload-413': {
+          tooLargeUsed = true;
           const rule = uploadTooLarge(hr, sim.now());
           transport.proxy.push(rule);
           note(`hostile: uploads of more than ${rule.limit} URLs get 413 for ${rule.until! - sim.now()} ms`);
@@ -400,6 +410,7 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
           const value = rng.chance(0.5);
           (value ? s.foreign.add : s.foreign.remove)([url]);
           intent(url).foreign = { value, at: step };
+          if (serverSkew < 0) intent(url).pastStamped = true;
           (intent(url).foreignValues ??= []).push(value);
           result.foreign++;
           note(`foreign ${value ? 'add' : 'remove'} ${url}`);
@@ -481,6 +492,12 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
     armed = [];
     await midPull?.catch(() => undefined);
     await switchBack('calm');
+    // The server's clock is set right again (as NTP would): a server whose clock went back answers no change
+    // made after its "now" (mygpo lists changes up to now), so nothing could converge until it caught up.
+    if (serverSkew !== 0) {
+      serverSkew = 0;
+      note('calm: the server clock is right again');
+    }
     s.clearFaults();
     transport.weather = { ...CALM };
     engine.setOnline(true);
@@ -491,10 +508,11 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
     // What the server refused for good: the app discards it (only after injected refusals).
     for (const change of await engine.failed()) {
       // A change queued behind a refused add can never reach the server either: its failure follows the refusal.
-      const followsRefusal = refusals && change.reason.code === 'not-found' && /no server URL yet/.test(change.reason.message);
+      const followsRefusal = (refusals || redirectUsed || tooLargeUsed) && change.reason.code === 'not-found' && /no server URL yet/.test(change.reason.message);
       // A redirect to another origin is a refusal (issue 16 #15): what it refused may sit in failed().
       const redirected = redirectUsed && change.reason.status !== undefined && change.reason.status >= 300 && change.reason.status < 400;
-      if (!followsRefusal && !redirected && (!refusals || change.reason.status !== 400)) violations.push(`failed without a refusal: ${change.kind} ${change.guid} (${change.reason.message})`);
+      const tooLarge = tooLargeUsed && change.reason.status === 413;
+      if (!followsRefusal && !redirected && !tooLarge && (!refusals || change.reason.status !== 400)) violations.push(`failed without a refusal: ${change.kind} ${change.guid} (${change.reason.message})`);
       for (const url of [change.guid, change.feedUrl, change.change?.feedUrl]) if (url) intent(url).refused = true;
       await engine.discard(change.id);
     }
@@ -506,6 +524,7 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
     const views = await engine.subscriptions({ includeDeleted: true });
     const localHas = new Set(views.filter((v) => v.isSubscribed && v.deleted === undefined).map((v) => v.guid));
     for (const url of new Set([...serverHas, ...localHas])) {
+      if (urls.get(url)?.pastStamped) continue;
       if (serverHas.has(url) !== localHas.has(url)) violations.push(`converged: ${url} is ${serverHas.has(url) ? '' : 'not '}subscribed on the server but ${localHas.has(url) ? '' : 'not '}locally`);
     }
     if ((await engine.pending()).length) violations.push(`converged: still pending: ${JSON.stringify(await engine.pending())}`);

@@ -276,6 +276,8 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     };
     const signOutIn = async () => {
       const tab = await otherTab();
+      // From here the store may be the other account's (its sync binds it before this step ends): edits are refused.
+      switched = { signBackAt: -1 };
       await tab.clear();
       excuseAll();
       tab.setOnline(true);

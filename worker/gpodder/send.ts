@@ -32,10 +32,11 @@ function opsFor({ change, target, isSubscribed }: SendItem): Ops | SyncError {
 }
 
 /** What the server's answer means for one change. */
-function outcomeOf(item: SendItem, answer: WireUploaded): SendOutcome {
+function outcomeOf(item: SendItem, answer: WireUploaded, offset: number): SendOutcome {
   const renamed = renames(answer.update_urls);
   const final = (url: string) => renamed.get(url) ?? url;
-  const stamp = formatTimestamp(answer.timestamp * 1000);
+  // Ordered as pulls order this server's entries (after its clock went back, see `pullGpodder`).
+  const stamp = formatTimestamp(answer.timestamp * 1000 + offset);
   const { change, target } = item;
   const url = change.kind === 'add' ? change.feedUrl! : change.kind === 'remove' ? target! : (change.change?.feedUrl ?? target!);
   if (answer.unreadable.includes(url)) {
@@ -77,7 +78,7 @@ const own = (owners: Owners, url: string, row: string, on: boolean) => {
 const other = (owners: Owners, url: string, row: string) => [...(owners.get(url) ?? [])].some((r) => r !== row);
 
 /** Send changes as uploads of at most MAX_UPLOAD_URLS (splitting one the server refuses whole). */
-export async function sendGpodder(http: Http, path: string, items: readonly SendItem[], uploaded: (timestamp: number) => void): Promise<SendOutcome[]> {
+export async function sendGpodder(http: Http, path: string, items: readonly SendItem[], uploaded: (timestamp: number) => void, offset = 0): Promise<SendOutcome[]> {
   const outcomes = new Map<StoredChange, SendOutcome>();
   const units = new Map<string, Unit>();
   const adds: Owners = new Map();
@@ -120,7 +121,8 @@ export async function sendGpodder(http: Http, path: string, items: readonly Send
     }
     unit.items.push(item);
   }
-  for (const chunk of chunks([...units.values()])) await upload(http, path, chunk, outcomes, uploaded);
+  const judge: Judge = (item, answer) => outcomeOf(item, answer, offset);
+  for (const chunk of chunks([...units.values()])) await upload(http, path, chunk, outcomes, uploaded, judge);
   return items.map((item) => outcomes.get(item.change)!);
 }
 
@@ -143,7 +145,10 @@ function chunks(units: Unit[]): Unit[][] {
   return out;
 }
 
-async function upload(http: Http, path: string, batch: Unit[], outcomes: Map<StoredChange, SendOutcome>, uploaded: (timestamp: number) => void): Promise<void> {
+/** How an upload's answer settles each change (`outcomeOf` with the transport's clock offset). */
+type Judge = (item: SendItem, answer: WireUploaded) => SendOutcome;
+
+async function upload(http: Http, path: string, batch: Unit[], outcomes: Map<StoredChange, SendOutcome>, uploaded: (timestamp: number) => void, judge: Judge): Promise<void> {
   if (!batch.length) return;
   const body: WireUpload = { add: [...new Set(batch.flatMap((u) => [...u.add]))], remove: [...new Set(batch.flatMap((u) => [...u.remove]))] };
   try {
@@ -155,15 +160,15 @@ async function upload(http: Http, path: string, batch: Unit[], outcomes: Map<Sto
       throw new SyncError('bad-response', error instanceof Error ? error.message : String(error), { status: response.status });
     }
     uploaded(answer.timestamp);
-    for (const unit of batch) for (const item of unit.items) outcomes.set(item.change, outcomeOf(item, answer));
+    for (const unit of batch) for (const item of unit.items) outcomes.set(item.change, judge(item, answer));
   } catch (error) {
     if (!isSyncError(error)) throw error;
     // 400: refused whole, nothing of it stored. 413: too large for the server or a proxy in front of it.
     if ((error.status === 400 || error.status === 413) && batch.length > 1) {
       // Halve it until the refused change stands alone (or the halves fit).
       const half = Math.ceil(batch.length / 2);
-      await upload(http, path, batch.slice(0, half), outcomes, uploaded);
-      await upload(http, path, batch.slice(half), outcomes, uploaded);
+      await upload(http, path, batch.slice(0, half), outcomes, uploaded, judge);
+      await upload(http, path, batch.slice(half), outcomes, uploaded, judge);
       return;
     }
     for (const unit of batch) for (const item of unit.items) outcomes.set(item.change, { type: 'error', error });

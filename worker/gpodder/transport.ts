@@ -86,7 +86,7 @@ export function createGpodderTransport(options: GpodderOptions): Transport {
     async send(items) {
       await register();
       const uploads: number[] = [];
-      const outcomes = await sendGpodder(http, paths().upload, items, (timestamp) => uploads.push(timestamp));
+      const outcomes = await sendGpodder(http, paths().upload, items, (timestamp) => uploads.push(timestamp), (await loadMemo()).offset);
       if (uploads.length) {
         const kept = await loadMemo();
         await saveMemo({ ...kept, marks: [...kept.marks, ...uploads] });
