@@ -27,7 +27,7 @@ import {
 } from './hostile.ts';
 import { prng } from './prng.ts';
 import { createSimulation } from './sim.ts';
-import { CALM, createTransport, RunawayError } from './transport.ts';
+import { CALM, createTransport, isRedirectAsNetwork, RunawayError } from './transport.ts';
 
 /** What a gPodder scenario did. */
 export interface GpodderScenarioResult {
@@ -210,7 +210,10 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
       tab.setOnline(false);
       return tab;
     };
-    const signOutIn = async () => {
+    /** The other tab's sign-in under way: switching back waits for it (the two never interleave). */
+    let signingIn: Promise<void> | undefined;
+    const signOutIn = () => (signingIn = signOutInNow().finally(() => (signingIn = undefined)));
+    const signOutInNow = async () => {
       const tab = bobTab();
       // From here the store may be the other account's (its sync binds it before this step ends): edits are refused.
       switched = { kind: 'other-tab', backAt: -1 };
@@ -236,6 +239,7 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
       }
     };
     const switchBack = async (why: string) => {
+      await signingIn;
       if (!switched) return;
       await storeCheck(`before switching back (${why})`);
       if (switched.kind === 'other-tab') {
@@ -419,7 +423,7 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
         case 'sync': {
           const report = await Promise.race([engine.sync().catch((error: unknown) => error), sim.sleep(2500).then(() => 'still running')]);
           note(`sync: ${isSyncError(report) ? `failed ${report.code}` : typeof report === 'string' ? report : `pushed ${(report as { pushed: number }).pushed}`}`);
-          if (isSyncError(report) && report.code === 'network' && transport.lastOutcome === 'redirect') {
+          if (isSyncError(report) && report.code === 'network' && isRedirectAsNetwork(report)) {
             violations.push(`sync() failed as network after a redirect to another origin (issue 16 #15): ${report.message}`);
           }
           break;

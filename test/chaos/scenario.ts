@@ -47,7 +47,7 @@ import {
 import { Model, type ModelSub } from './model.ts';
 import { prng, type Prng } from './prng.ts';
 import { createSimulation } from './sim.ts';
-import { CALM, createTransport, RunawayError, type Weather } from './transport.ts';
+import { CALM, createTransport, isRedirectAsNetwork, RunawayError, type Weather } from './transport.ts';
 
 /** What a scenario may throw at the engine. */
 export interface ScenarioOptions {
@@ -274,7 +274,10 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
         sub.maybe = true;
       }
     };
-    const signOutIn = async () => {
+    /** The other tab's sign-in under way: signing it out again waits for it (the two never interleave). */
+    let signingIn: Promise<void> | undefined;
+    const signOutIn = () => (signingIn = signOutInNow().finally(() => (signingIn = undefined)));
+    const signOutInNow = async () => {
       const tab = await otherTab();
       // From here the store may be the other account's (its sync binds it before this step ends): edits are refused.
       switched = { signBackAt: -1 };
@@ -292,6 +295,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
       switchedEver = true;
     };
     const signBack = async (why: string) => {
+      await signingIn;
       await storeCheck(`before the other tab signed out again (${why})`);
       const tab = await otherTab();
       await tab.clear();
@@ -508,7 +512,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
         }
       } catch (error) {
         // A redirect to another origin is the server's (or a middlebox's) refusal, not a network failure.
-        if (isSyncError(error) && error.code === 'network' && transport.lastOutcome === 'redirect') {
+        if (isSyncError(error) && error.code === 'network' && isRedirectAsNetwork(error)) {
           violations.push(`sync() failed as network after a redirect to another origin (issue 16 #15): ${error.message}`);
         }
         const redirected = isSyncError(error) && error.status !== undefined && error.status >= 300 && error.status < 400;

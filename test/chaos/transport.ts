@@ -142,8 +142,6 @@ export interface Transport {
   readonly audit: AuditedRequest[];
   /** A change found in two requests in flight at once: what, and the two requests. */
   readonly overlaps: string[];
-  /** How the last finished request ended for the engine. */
-  lastOutcome: AuditedRequest['outcome'];
   /**
    * Called once when the engine makes more than RUNAWAY requests within one simulated second: a loop that
    * does not let simulated time move (0 ms timers) would otherwise only end at the real-time watchdog.
@@ -271,7 +269,6 @@ export function createTransport(options: TransportOptions): Transport {
     rewrite: [],
     audit: [],
     overlaps: [],
-    lastOutcome: undefined,
     onRunaway: undefined,
     fetch: (async (input: globalThis.RequestInfo | URL, init?: RequestInit) => {
       const raw = typeof input === 'string' ? input : input instanceof URL ? input.href : (input as Request).url;
@@ -303,7 +300,6 @@ export function createTransport(options: TransportOptions): Transport {
         entry.outcome ??= 'threw';
         throw error;
       } finally {
-        transport.lastOutcome = entry.outcome;
         for (const key of writes) if (active.get(key) === id) active.delete(key);
         transport.inFlight.delete(id);
       }
@@ -489,4 +485,17 @@ export function createTransport(options: TransportOptions): Transport {
     return respond(text, answer);
   }
   return transport;
+}
+
+/**
+ * Whether a failure is a redirect refused as a network error (what `redirect: 'error'` makes of one), judged by
+ * the error's own causes, not by which request ended last (another request may have been redirected meanwhile).
+ */
+export function isRedirectAsNetwork(error: unknown): boolean {
+  let e: unknown = error;
+  for (let i = 0; i < 5 && e; i++) {
+    if (/unexpected redirect/.test(String((e as { message?: unknown }).message))) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
 }
