@@ -41,15 +41,11 @@ export function createGpodderTransport(options: GpodderOptions): Transport {
   /**
    * Timestamps (s) of this device's uploads since its last pull: the next pull also asks since each of them;
    * and the offset (ms) that orders the server's entries after its clock went back (see `pullGpodder`). Kept
-   * in the store, so a restart between an upload and the next pull does not lose them.
+   * in the store, so a restart between an upload and the next pull does not lose them. Read from the store
+   * each time, never cached: a `clear()` (here or in another tab) wipes them with everything else.
    */
-  let memo: Promise<Memo> | undefined;
-  const loadMemo = (): Promise<Memo> =>
-    (memo ??= options.memo.load().then(readMemo, () => ({ marks: [], offset: 0 })));
-  const saveMemo = async (next: Memo): Promise<void> => {
-    memo = Promise.resolve(next);
-    await options.memo.save(next);
-  };
+  const loadMemo = (): Promise<Memo> => options.memo.load().then(readMemo, () => ({ marks: [], offset: 0 }));
+  const saveMemo = (next: Memo): Promise<void> => options.memo.save(next);
   /** mygpo answers 404 to a device it does not know: register it once per engine, before pulling or sending. */
   const register = (): Promise<void> => {
     const path = paths().device;
