@@ -7,6 +7,9 @@ import type { Session } from './session.ts';
 
 const TICK_MS = 1000;
 
+/** An episode as the log names it: its file name. */
+const named = (ref: EpisodeRef): string => ref.episode.split('?')[0]!.split('/').pop() || ref.episode;
+
 /** The one episode playing (or none); `onChange` hears play and pause. */
 export interface Player {
   playing(): EpisodeRef | undefined;
@@ -51,13 +54,13 @@ export function createPlayer(session: Session, log: Log): Player {
       if (current !== mine) return;
       if (position >= total) {
         await client.markPlayed(ref, true);
-        log.add('action', `played to the end: ${ref.episode} (markPlayed)`);
+        log.add('action', `played to the end: ${named(ref)} (markPlayed)`);
         stop();
         return;
       }
       await client.setProgress(ref, { position, total });
     } catch (error) {
-      log.error(`playing ${ref.episode}`, error);
+      log.error(`playing ${named(ref)}`, error);
       if (current === mine) stop();
       return;
     }
@@ -75,11 +78,11 @@ export function createPlayer(session: Session, log: Log): Player {
       const mine: Playing = { ref, total };
       current = mine;
       mine.timer = setTimeout(() => void tick(mine), TICK_MS);
-      log.add('action', `playing ${ref.episode}: setProgress every second`);
+      log.add('action', `playing ${named(ref)}: setProgress every second`);
       changed();
     },
     pause() {
-      if (current) log.add('action', `paused ${current.ref.episode}`);
+      if (current) log.add('action', `paused ${named(current.ref)}`);
       stop();
     },
     onChange(listener) {
