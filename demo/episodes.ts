@@ -189,7 +189,10 @@ export function createEpisodesPanel(session: Session, log: Log, player: Player):
     note.textContent = '';
     delete note.dataset.unsupported;
     summary.textContent = 'Loading…';
-    const a = await admin;
+    let a = await admin;
+    // Not found at connect (a probe that timed out on a busy machine): ask again; only loopback servers are probed.
+    const connection = session.connection;
+    if (!a && connection) a = await (admin = findAdmin(connection.settings.baseUrl));
     const fetched = await feedEpisodes(a, feed);
     if (podcast !== feed) return;
     hasAdmin = a !== undefined;

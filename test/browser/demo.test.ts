@@ -337,7 +337,7 @@ forEachEngine((engine) => {
 
     test('episodes: play and seek store a position that is uploaded; another device’s shows after a sync', async () => {
       const { browser, demo } = started();
-      const { page, ui: u } = await openDemo(browser, demo, 1280, 900);
+      const { page, ui: u, sameLoad } = await openDemo(browser, demo, 1280, 900);
       expect(await u.value('#protocol')).toBe('gpodder');
       await u.click('#connect');
       await expect.poll(() => u.text('#sub-count'), WAIT).toBe('200');
@@ -349,7 +349,10 @@ forEachEngine((engine) => {
       const ep = `#episode-list > li[data-episode="${episode!.url}"]`;
       const title = episode!.title;
       await u.fill('#search', feed);
+      await expect.poll(() => u.texts('#sub-list .sub-feed'), WAIT).toContainEqual(feed);
       await u.click(() => u.button('#sub-list', `Episodes of ${feed}`));
+      await expect.poll(() => u.text('#episodes-feed'), WAIT).toBe(feed);
+      await expect.poll(() => u.text('#episodes-note'), WAIT).toMatch(/^Episodes from the local reference server/);
       await expect.poll(() => u.count('#episode-list > li'), WAIT).toBe(demo.server.feedEpisodes(feed).length);
       expect(await u.text(`${ep} .ep-title`)).toBe(title);
       expect(await u.attr(ep, 'data-position')).toBe('');
@@ -382,6 +385,7 @@ forEachEngine((engine) => {
       expect(await u.attr(ep, 'data-pending')).toBe('false');
 
       expect(await page.errors()).toEqual([]);
+      expect(await sameLoad()).toBe(true);
       await page.close();
     }, 120_000);
   });
