@@ -147,7 +147,8 @@ export function createEpisodesPanel(session: Session, log: Log, player: Player):
         return;
       }
       try {
-        const at = await playElsewhere(a, view.ref, view.total, stateOf(view.ref, states)?.position ?? 0);
+        // The stored state now (the panel's copy may be a tick old): the phone acts after its last change.
+        const at = await playElsewhere(a, view.ref, view.total, await client()?.episode(view.ref));
         log.add('server', `another device (phone) played ${fileName(view.ref.episode)} to ${playTime(at)}, stamped now; press Sync now to pull it`);
       } catch (error) {
         log.add('error', `server control failed (another device): ${error instanceof Error ? error.message : String(error)}`);

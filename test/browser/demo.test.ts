@@ -124,7 +124,8 @@ forEachEngine((engine) => {
       await expect.poll(() => u.count(ROWS), WAIT).toBe(1);
       await u.click(toggle(toggled));
       await expect.poll(() => u.count(`${row(toggled)} .badge-pending`), WAIT).toBe(1);
-      expect(await u.text(`#pending-list > li[data-guid="${toggled}"]`)).toContain('unsubscribe');
+      // The queue panel re-reads on its own schedule (coalesced), a moment after the row.
+      await expect.poll(() => u.text(`#pending-list > li[data-guid="${toggled}"]`).then((t) => t ?? ''), WAIT).toContain('unsubscribe');
       await expect.poll(() => u.count(`${row(toggled)} .badge-pending`), WAIT).toBe(0);
       expect(demo.server.entry(toggled)?.is_subscribed).toBe(false);
       expect(await u.attr(row(toggled), 'data-subscribed')).toBe('false');
