@@ -6,6 +6,8 @@ export interface Admin {
   origin: string;
   /** Every subscription as the server has it, deleted ones included. */
   state(): Promise<ServerEntryView[]>;
+  /** GET `/__admin/<route>`; throws with the server's message on an error status. */
+  get(route: string): Promise<unknown>;
   /** POST to `/__admin/<route>`; throws with the server's message on an error status. */
   post(route: string, body?: Record<string, unknown>): Promise<unknown>;
 }
@@ -34,6 +36,7 @@ export async function findAdmin(baseUrl: string): Promise<Admin | undefined> {
   const admin: Admin = {
     origin,
     state: async () => (await call(`${origin}/__admin/state`)) as ServerEntryView[],
+    get: (route) => call(`${origin}/__admin/${route}`),
     post: (route, body = {}) =>
       call(`${origin}/__admin/${route}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }),
   };

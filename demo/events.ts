@@ -3,6 +3,11 @@ import { errorText } from './format.ts';
 import type { Log } from './log.ts';
 import type { Session } from './session.ts';
 
+/** `a, b, c and 4 more`. */
+function few(items: string[]): string {
+  return `${items.slice(0, 3).join(', ')}${items.length > 3 ? ` and ${items.length - 3} more` : ''}`;
+}
+
 /** Log the session's engine events. */
 export function logEngineEvents(session: Session, log: Log): void {
   let lastState = '';
@@ -18,9 +23,11 @@ export function logEngineEvents(session: Session, log: Log): void {
         log.add('action', 'disconnected (client closed)');
         break;
       case 'change': {
-        const shown = event.guids.slice(0, 3).join(', ');
-        const more = event.guids.length > 3 ? ` and ${event.guids.length - 3} more` : '';
-        log.add('change', `${event.guids.length} changed: ${shown}${more}`);
+        if (event.guids.length || !event.episodes.length) log.add('change', `${event.guids.length} changed: ${few(event.guids)}`);
+        if (event.episodes.length) {
+          const names = event.episodes.map((e) => e.episode.split('/').pop() ?? e.episode);
+          log.add('change', `${event.episodes.length} episode${event.episodes.length === 1 ? '' : 's'} changed: ${few(names)}`);
+        }
         break;
       }
       case 'status': {

@@ -43,3 +43,11 @@ export function changeText(change: PendingChange): string {
 export function shortGuid(guid: string): string {
   return guid.length > 14 ? `${guid.slice(0, 8)}…${guid.slice(-4)}` : guid;
 }
+
+/** A play position or length: `4:05`, `1:02:09`. */
+export function playTime(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  const mm = String(Math.floor((s % 3600) / 60));
+  const ss = String(s % 60).padStart(2, '0');
+  return s >= 3600 ? `${Math.floor(s / 3600)}:${mm.padStart(2, '0')}:${ss}` : `${mm}:${ss}`;
+}

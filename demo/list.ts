@@ -5,7 +5,7 @@ import { byId, h } from './dom.ts';
 import type { Log } from './log.ts';
 import { coalesce } from './refresh.ts';
 import { renderRow, rowSignature, type RowActions } from './row.ts';
-import type { Session } from './session.ts';
+import { episodeOnly, type Session } from './session.ts';
 
 /** Rows rendered at first and added by each "Show more". */
 export const ROWS_PER_STEP = 100;
@@ -22,7 +22,8 @@ export interface ListView {
   reveal(guid: string): void;
 }
 
-export function createList(session: Session, log: Log): ListView {
+/** The list; `openEpisodes` shows a subscription's episodes (the episodes panel). */
+export function createList(session: Session, log: Log, openEpisodes: (sub: Subscription) => void): ListView {
   const list = byId<HTMLUListElement>('sub-list');
   const count = byId('sub-count');
   const summary = byId('list-summary');
@@ -54,6 +55,7 @@ export function createList(session: Session, log: Log): ListView {
   const reload = coalesce(load);
 
   const actions: RowActions = {
+    episodes: openEpisodes,
     async toggle(sub, subscribed) {
       try {
         await client()?.update(sub.guid, { isSubscribed: subscribed });
@@ -161,8 +163,9 @@ export function createList(session: Session, log: Log): ListView {
   });
 
   session.on((event) => {
-    // Local edits, acknowledgements, refusals and pulls all come as `change` events.
-    if (event.type === 'connected' || event.type === 'change') reload();
+    // Local edits, acknowledgements, refusals and pulls all come as `change` events; one that names only
+    // episodes (a player's progress, every second) leaves the subscriptions as they were.
+    if (event.type === 'connected' || (event.type === 'change' && !episodeOnly(event))) reload();
     if (event.type === 'disconnected') {
       items = [];
       failed = new Set();

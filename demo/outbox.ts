@@ -5,7 +5,7 @@ import { byId, h } from './dom.ts';
 import { changeText, clock, errorText } from './format.ts';
 import type { Log } from './log.ts';
 import { coalesce } from './refresh.ts';
-import type { Session } from './session.ts';
+import { episodeOnly, type Session } from './session.ts';
 
 export function createOutbox(session: Session, log: Log): void {
   const pendingList = byId<HTMLUListElement>('pending-list');
@@ -120,7 +120,8 @@ export function createOutbox(session: Session, log: Log): void {
 
   session.on((event) => {
     if (event.type === 'disconnected') render([], []);
-    else reload();
+    // The queue lists subscription changes only: a player's progress does not touch it.
+    else if (event.type !== 'change' || !episodeOnly(event)) reload();
   });
   render([], []);
 }

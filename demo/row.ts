@@ -1,4 +1,4 @@
-// One subscription row: the subscribed switch, feed URL, guid, badges, and Edit/Delete; or its edit form.
+// One subscription row: the subscribed switch, feed URL, guid, badges, and Episodes/Edit/Delete; or its edit form.
 import type { Subscription, SubscriptionChange } from '../src/index.ts';
 import { h } from './dom.ts';
 
@@ -8,6 +8,8 @@ export interface RowActions {
   edit(guid: string | undefined): void;
   save(sub: Subscription, change: SubscriptionChange): Promise<void>;
   remove(sub: Subscription): Promise<void>;
+  /** Show its episodes (the episodes panel). */
+  episodes(sub: Subscription): void;
 }
 
 /** What a row shows; equal signatures need no re-render. */
@@ -61,6 +63,7 @@ function view(sub: Subscription, failed: boolean, actions: RowActions): Node[] {
     h(
       'div',
       { class: 'sub-actions' },
+      h('button', { type: 'button', class: 'btn btn-small', 'aria-label': `Episodes of ${sub.feedUrl}`, disabled: deleted, onclick: () => actions.episodes(sub) }, 'Episodes'),
       h('button', { type: 'button', class: 'btn btn-small', 'aria-label': `Edit ${sub.feedUrl}`, disabled: deleted, onclick: () => actions.edit(sub.guid) }, 'Edit'),
       h(
         'button',

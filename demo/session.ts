@@ -1,5 +1,5 @@
 // The one SyncClient the page talks to: created on connect, closed on disconnect. Views listen here.
-import { createSyncClient, type Auth, type SyncClient, type SyncStatus } from '../src/index.ts';
+import { createSyncClient, type Auth, type EpisodeRef, type SyncClient, type SyncStatus } from '../src/index.ts';
 import type { Settings } from './settings.ts';
 
 /** The open connection. */
@@ -12,8 +12,14 @@ export interface Connection {
 export type SessionEvent =
   | { type: 'connected'; connection: Connection }
   | { type: 'disconnected' }
-  | { type: 'change'; guids: string[] }
+  /** Subscriptions (`guids`) and episodes whose local view changed; `queue` when `pending()`/`failed()` may have. */
+  | { type: 'change'; guids: string[]; episodes: EpisodeRef[]; queue: boolean }
   | { type: 'status'; status: SyncStatus };
+
+/** A change that names episodes only (listening state): subscriptions and the queue are as they were. */
+export function episodeOnly(event: { guids: string[]; episodes: EpisodeRef[]; queue: boolean }): boolean {
+  return event.guids.length === 0 && event.episodes.length > 0 && !event.queue;
+}
 
 /** Connect/disconnect and fan the client's events out to the views. */
 export interface Session {
@@ -57,8 +63,8 @@ export function createSession(): Session {
       });
       const mine: Connection = { client, settings };
       connection = mine;
-      client.on('change', ({ guids }) => {
-        if (connection === mine) emit({ type: 'change', guids });
+      client.on('change', ({ guids, episodes = [], queue }) => {
+        if (connection === mine) emit({ type: 'change', guids, episodes, queue: queue === true });
       });
       client.on('status', (status) => {
         if (connection === mine) emit({ type: 'status', status });

@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeEach, describe, expect, test } from 'vitest';
-import { startDemo, type Demo } from '../../demo/start.ts';
+import { startDemo, startGpodderDemo, type Demo } from '../../demo/start.ts';
 import { launchBrowser, type Browser, type BrowserPage, type EngineName } from '../support/browsers.ts';
 import { forEachEngine, perBlock, sleep, waitFor } from './support/harness.ts';
 import { ui, type Ui } from './support/ui.ts';
@@ -28,7 +28,7 @@ const ROWS = '#sub-list > li';
 const toggle = (guid: string): string => `${row(guid)} [role="switch"]`;
 
 /** A page on the demo, ready; `sameLoad()` says whether it is still the load it was opened with (no reload nobody asked for). */
-async function openDemo(browser: Browser, demo: Demo, width: number, height: number): Promise<{ page: BrowserPage; ui: Ui; sameLoad: () => Promise<boolean> }> {
+async function openDemo(browser: Browser, demo: { url: string }, width: number, height: number): Promise<{ page: BrowserPage; ui: Ui; sameLoad: () => Promise<boolean> }> {
   const context = await browser.newContext();
   const page = await context.newPage({ width, height });
   await page.goto(demo.url);
@@ -42,52 +42,52 @@ async function openDemo(browser: Browser, demo: Demo, width: number, height: num
 }
 
 forEachEngine((engine) => {
-  const started = perBlock(
-    async () => {
-      const browser = await launchBrowser(engine);
-      try {
-        return { browser, demo: await startDemo({ serverPort: 0, vitePort: 0, logLevel: 'silent', watch: false }) };
-      } catch (error) {
-        await browser.close();
-        throw error;
-      }
-    },
-    async ({ browser, demo }) => {
-      await browser.close();
-      await demo.close();
-    },
-  );
-  let demo: Demo;
-  let browser: Browser;
-  const shots = screenshots(engine);
-
-  beforeEach(() => {
-    ({ browser, demo } = started());
-  });
-
-  const logLines = (u: Ui, kind: string): Promise<string[]> => u.texts(`#log-list > li[data-kind="${kind}"] .log-text`);
-  const serverLog = (method: string, guid: string) => demo.server.log().filter((e) => e.method === method && e.path.endsWith(`/${guid}`));
-
-  async function troubleFail(u: Ui, count: number, status: string, method: string, retryAfter = ''): Promise<void> {
-    await u.fill('#fail-count', String(count));
-    await u.select('#fail-method', method);
-    await u.select('#fail-status', status);
-    if (await u.enabled('#fail-retry-after')) await u.fill('#fail-retry-after', retryAfter);
-    await u.click('#fail-form button[type="submit"]');
-    const what = `the next ${count} ${method} request${count === 1 ? '' : 's'} will get ${status}`;
-    await expect.poll(() => logLines(u, 'server'), WAIT).toContainEqual(expect.stringContaining(what));
-  }
-
-  /** The first `n` seeded subscriptions that are subscribed on the server, by their guid. */
-  function subscribedGuids(n: number): string[] {
-    return demo.server
-      .state()
-      .filter((e) => e.is_subscribed && !e.deleted)
-      .slice(0, n)
-      .map((e) => e.guid);
-  }
-
   describe('the demo page', () => {
+    const started = perBlock(
+      async () => {
+        const browser = await launchBrowser(engine);
+        try {
+          return { browser, demo: await startDemo({ serverPort: 0, vitePort: 0, logLevel: 'silent', watch: false }) };
+        } catch (error) {
+          await browser.close();
+          throw error;
+        }
+      },
+      async ({ browser, demo }) => {
+        await browser.close();
+        await demo.close();
+      },
+    );
+    let demo: Demo;
+    let browser: Browser;
+    const shots = screenshots(engine);
+
+    beforeEach(() => {
+      ({ browser, demo } = started());
+    });
+
+    const logLines = (u: Ui, kind: string): Promise<string[]> => u.texts(`#log-list > li[data-kind="${kind}"] .log-text`);
+    const serverLog = (method: string, guid: string) => demo.server.log().filter((e) => e.method === method && e.path.endsWith(`/${guid}`));
+
+    async function troubleFail(u: Ui, count: number, status: string, method: string, retryAfter = ''): Promise<void> {
+      await u.fill('#fail-count', String(count));
+      await u.select('#fail-method', method);
+      await u.select('#fail-status', status);
+      if (await u.enabled('#fail-retry-after')) await u.fill('#fail-retry-after', retryAfter);
+      await u.click('#fail-form button[type="submit"]');
+      const what = `the next ${count} ${method} request${count === 1 ? '' : 's'} will get ${status}`;
+      await expect.poll(() => logLines(u, 'server'), WAIT).toContainEqual(expect.stringContaining(what));
+    }
+
+    /** The first `n` seeded subscriptions that are subscribed on the server, by their guid. */
+    function subscribedGuids(n: number): string[] {
+      return demo.server
+        .state()
+        .filter((e) => e.is_subscribed && !e.deleted)
+        .slice(0, n)
+        .map((e) => e.guid);
+    }
+
     test('connects, edits offline-first, shows failures and retries, and fits a phone', async () => {
       const { page, ui: u, sameLoad } = await openDemo(browser, demo, 1280, 900);
 
@@ -106,6 +106,14 @@ forEachEngine((engine) => {
       expect(demo.server.log().some((e) => e.method === 'GET' && e.query.per_page === '40')).toBe(true);
       await expect.poll(() => u.visible('#trouble'), WAIT).toBe(true);
 
+      // Listening state over the Open Podcast API: the episodes panel says it is not available (the methods reject with unsupported).
+      const [firstRow] = await u.dataset(ROWS, 'guid');
+      await u.click(() => u.button(row(firstRow!), /^Episodes of /));
+      await expect.poll(() => u.attr('#episodes-note', 'data-unsupported'), WAIT).toBe('true');
+      expect(await u.text('#episodes-note')).toContain('not available for this protocol');
+      expect(await u.count('#episode-list > li')).toBe(0);
+      await u.click('#episodes-close');
+
       const [toggled, retried, refused, deleted] = subscribedGuids(4);
 
       // Toggle with added latency: the pending badge shows while the PATCH is on its way, then clears.
@@ -116,7 +124,8 @@ forEachEngine((engine) => {
       await expect.poll(() => u.count(ROWS), WAIT).toBe(1);
       await u.click(toggle(toggled));
       await expect.poll(() => u.count(`${row(toggled)} .badge-pending`), WAIT).toBe(1);
-      expect(await u.text(`#pending-list > li[data-guid="${toggled}"]`)).toContain('unsubscribe');
+      // The queue panel re-reads on its own schedule (coalesced), a moment after the row.
+      await expect.poll(() => u.text(`#pending-list > li[data-guid="${toggled}"]`).then((t) => t ?? ''), WAIT).toContain('unsubscribe');
       await expect.poll(() => u.count(`${row(toggled)} .badge-pending`), WAIT).toBe(0);
       expect(demo.server.entry(toggled)?.is_subscribed).toBe(false);
       expect(await u.attr(row(toggled), 'data-subscribed')).toBe('false');
@@ -308,5 +317,78 @@ forEachEngine((engine) => {
       expect(await phone.page.errors()).toEqual([]);
       await phone.page.close();
     }, 180_000);
+  });
+
+  describe('the gPodder demo page', () => {
+    const started = perBlock(
+      async () => {
+        const browser = await launchBrowser(engine);
+        try {
+          return { browser, demo: await startGpodderDemo('gpodder', { serverPort: 0, vitePort: 0, logLevel: 'silent', watch: false }) };
+        } catch (error) {
+          await browser.close();
+          throw error;
+        }
+      },
+      async ({ browser, demo }) => {
+        await browser.close();
+        await demo.close();
+      },
+    );
+
+    test('episodes: play and seek store a position that is uploaded; another device’s shows after a sync', async () => {
+      const { browser, demo } = started();
+      const { page, ui: u, sameLoad } = await openDemo(browser, demo, 1280, 900);
+      expect(await u.value('#protocol')).toBe('gpodder');
+      await u.click('#connect');
+      await expect.poll(() => u.text('#sub-count'), WAIT).toBe('200');
+      await expect.poll(() => u.text('#st-phase'), WAIT).toBe('idle');
+
+      // A subscription's episodes: the reference server's made-up feed, none with a listening state yet.
+      const feed = demo.server.subscribed()[0]!;
+      const [episode] = demo.server.feedEpisodes(feed);
+      const ep = `#episode-list > li[data-episode="${episode!.url}"]`;
+      const title = episode!.title;
+      await u.fill('#search', feed);
+      // Wait for the (debounced) search to apply: the list shrinking later would move the panel below it mid-click.
+      await expect.poll(() => u.attr('#list-summary', 'data-matches'), WAIT).toBe(String(demo.server.subscribed().filter((f) => f.includes(feed)).length));
+      await u.click(() => u.button('#sub-list', `Episodes of ${feed}`));
+      await expect.poll(() => u.text('#episodes-feed'), WAIT).toBe(feed);
+      await expect.poll(() => u.text('#episodes-note'), WAIT).toMatch(/^Episodes from the local reference server/);
+      await expect.poll(() => u.count('#episode-list > li'), WAIT).toBe(demo.server.feedEpisodes(feed).length);
+      expect(await u.text(`${ep} .ep-title`)).toBe(title);
+      expect(await u.attr(ep, 'data-position')).toBe('');
+      const position = async () => Number(await u.attr(ep, 'data-position'));
+
+      // Play: the simulated player calls setProgress every second; pause; seek forward 30 s. The row shows what
+      // the engine stored (it re-reads on the change events), pending until a sync uploads it.
+      await u.click(() => u.button(ep, `Play ${title}`));
+      await expect.poll(position, WAIT).toBeGreaterThanOrEqual(2);
+      await u.click(() => u.button(ep, `Pause ${title}`));
+      await expect.poll(() => u.attr(ep, 'data-playing'), WAIT).toBe('false');
+      await u.click(() => u.button(ep, `Forward 30 s in ${title}`));
+      await expect.poll(position, WAIT).toBeGreaterThanOrEqual(32);
+      await expect.poll(() => u.attr(ep, 'data-pending'), WAIT).toBe('true');
+      await u.click('#sync-now');
+      await expect.poll(() => u.attr(ep, 'data-pending'), WAIT).toBe('false');
+      const mine = await position();
+      const uploaded = demo.server.episodeLog().filter((a) => a.episode === episode!.url && a.device === 'opa-sync');
+      expect(uploaded.at(-1)).toMatchObject({ action: 'play', position: mine, total: episode!.duration });
+
+      // Another device (the phone) plays it elsewhere, stamped now; the next sync brings its position here.
+      await u.click(() => u.button(ep, `Another device plays ${title}`));
+      await expect.poll(() => u.texts('#log-list > li[data-kind="server"] .log-text'), WAIT).toContainEqual(expect.stringContaining('another device (phone) played'));
+      const theirs = demo.server.episodeLog().filter((a) => a.episode === episode!.url && a.device === 'phone');
+      expect(theirs).toHaveLength(1);
+      const other = theirs[0]!.position!;
+      expect(other).not.toBe(mine);
+      await u.click('#sync-now');
+      await expect.poll(position, WAIT).toBe(other);
+      expect(await u.attr(ep, 'data-pending')).toBe('false');
+
+      expect(await page.errors()).toEqual([]);
+      expect(await sameLoad()).toBe(true);
+      await page.close();
+    }, 120_000);
   });
 });
