@@ -9,7 +9,7 @@ export async function syncNow(session: Session, log: Log, why = 'sync'): Promise
   if (!client) return undefined;
   try {
     const r = await client.sync();
-    const episodes = r.pushedEpisodes ? ` · ${r.pushedEpisodes} episode change${r.pushedEpisodes === 1 ? '' : 's'} pushed` : '';
+    const episodes = r.episodesPushed ? ` · ${r.episodesPushed} episode change${r.episodesPushed === 1 ? '' : 's'} pushed` : '';
     log.add('sync', `${why}: pulled ${r.pulled} · pushed ${r.pushed} · failed ${r.failed} · pending ${r.pending}${episodes} · ${r.requests} request${r.requests === 1 ? '' : 's'}`);
     return r;
   } catch (error) {

@@ -226,8 +226,10 @@ export interface SyncReport {
   pulled: number;
   /** Queued changes the server acknowledged. */
   pushed: number;
-  /** Episode changes (listening state) the server acknowledged. */
-  pushedEpisodes?: number;
+  /** Episode changes (listening state) the server acknowledged (gPodder, Nextcloud). */
+  episodesPushed?: number;
+  /** Episodes whose listening state the pull changed (gPodder, Nextcloud). */
+  episodesPulled?: number;
   /** Changes moved to `failed()` in this run. */
   failed: number;
   /** Changes still queued after the run. */

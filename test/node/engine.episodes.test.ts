@@ -90,7 +90,7 @@ describe.each(cases)('listening state, %s dialect over %s paths', (dialect, prot
     expect((await e.status()).pendingEpisodes).toBe(50);
     e.setOnline(true);
     const report = await e.sync();
-    expect(report.pushedEpisodes).toBe(50);
+    expect(report.episodesPushed).toBe(50);
     const posts = episodeRequests(s, 'POST');
     expect(posts).toHaveLength(1);
     const log = s.episodeLog(protocol === 'nextcloud' && dialect === 'mygpo' ? { family: 'nextcloud' } : {}).filter((a) => a.device === 'web-player' || protocol === 'nextcloud');
@@ -132,6 +132,7 @@ describe('the Nextcloud app', () => {
     subscribe(s, 1, 'nextcloud');
     const e = engine(s, 'nextcloud');
     await e.sync();
+    await e.setProgress({ podcast: feed(0), episode: media('nc'), guid: 'nc-1' }, { position: 10, total: 1200 });
     await e.markPlayed({ podcast: feed(0), episode: media('nc'), guid: 'nc-1' });
     await e.sync();
     const rows = s.episodeLog({ family: 'nextcloud' });
@@ -157,5 +158,46 @@ describe('clear()', () => {
     await e.clear();
     expect(named).toContain('wiped-1');
     expect(await e.episode(ref)).toBeUndefined();
+  });
+});
+
+describe('values', () => {
+  it('whole seconds, a position past the length clamped, played at the end, unplayed at 0, a repeated mark a no-op; checks in order', async () => {
+    const s = await gpodder('opodsync');
+    subscribe(s, 1, 'gpodder');
+    const e = engine(s, 'gpodder');
+    const ref = { podcast: feed(0), episode: media('values') };
+    await expect(e.markPlayed(ref)).rejects.toMatchObject({ code: 'invalid' });
+    expect(await e.setProgress(ref, { position: 12.6, total: 99.4 })).toMatchObject({ position: 13, total: 99 });
+    expect(await e.setProgress(ref, { position: 500 })).toMatchObject({ position: 99, total: 99 });
+    expect(await e.markPlayed(ref)).toMatchObject({ played: true, position: 99 });
+    await e.sync();
+    const uploads = () => s.log().filter((r) => r.method === 'POST' && /episodes/.test(r.path)).length;
+    const before = uploads();
+    // Marking what already holds queues nothing.
+    expect(await e.markPlayed(ref)).toMatchObject({ played: true, pending: false });
+    await e.sync();
+    expect(uploads()).toBe(before);
+    expect(await e.markPlayed(ref, false)).toMatchObject({ played: false, position: 0, pending: true });
+    await expect(e.setProgress(ref, { position: -1 })).rejects.toMatchObject({ code: 'invalid' });
+    await e.close();
+    // closed before invalid; an OPA engine answers unsupported before either.
+    await expect(e.setProgress(ref, { position: -1 })).rejects.toMatchObject({ code: 'closed' });
+  });
+});
+
+describe('over the Open Podcast API', () => {
+  it('every episode method rejects with unsupported first (before closed or invalid), queuing nothing', async () => {
+    const { engine: opaEngine, server: opaServer } = await import('./helpers.ts');
+    const s = await opaServer({ seed: 1 });
+    const e = opaEngine(s);
+    const bad = { podcast: 'javascript:x', episode: '' };
+    await expect(e.setProgress(bad, { position: -1 })).rejects.toMatchObject({ code: 'unsupported' });
+    await expect(e.markPlayed(bad)).rejects.toMatchObject({ code: 'unsupported' });
+    await expect(e.episode(bad)).rejects.toMatchObject({ code: 'unsupported' });
+    await expect(e.episodes()).rejects.toMatchObject({ code: 'unsupported' });
+    expect((await e.status()).pendingEpisodes).toBe(0);
+    await e.close();
+    await expect(e.setProgress(bad, { position: -1 })).rejects.toMatchObject({ code: 'unsupported' });
   });
 });

@@ -91,7 +91,7 @@ describeOpodsync('interop: listening state against the real opodsync', () => {
       expect((await e.status()).pendingEpisodes).toBe(1);
       e.setOnline(true);
       const report = await e.sync();
-      expect(report.pushedEpisodes).toBe(1);
+      expect(report.episodesPushed).toBe(1);
       expect(await e.episode(ref)).toMatchObject({ position: 754, pending: false });
       const sent = await actions(feed(run, 1));
       expect(sent).toHaveLength(1);
@@ -176,6 +176,7 @@ describeOpodsync('interop: listening state against the real opodsync', () => {
       const e = engine(protocol);
       await e.sync();
       const ref = { podcast: feed(run, 'preview'), episode: media(run, 'preview') };
+      await e.setProgress(ref, { position: 5, total: 900 });
       await e.markPlayed(ref);
       await e.sync();
       expect(await e.episode(ref)).toMatchObject({ played: true, pending: true });

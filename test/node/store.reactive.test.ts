@@ -427,11 +427,12 @@ describe('store() over the engine', () => {
       const store = stores(P);
       await until(() => store.getSnapshot().ready, 5000, 'ready');
       expect(store.getSnapshot().episodes).toEqual([]);
+      await a.setProgress({ podcast: P, episode: `${P}/ep-1.mp3`, guid: 'p1' }, { position: 1, total: 300 });
       await a.markPlayed({ podcast: P, episode: `${P}/ep-1.mp3`, guid: 'p1' });
       const first = await until(() => (store.getSnapshot().episodes!.length === 1 ? store.getSnapshot() : undefined), 5000, 'the edit');
       expect(first.episodes![0]).toMatchObject({ played: true, pending: true, guid: 'p1' });
       // Another podcast's edit, then another tab's edit of this podcast.
-      await a.markPlayed({ podcast: Q, episode: `${Q}/ep-1.mp3` });
+      await a.setProgress({ podcast: Q, episode: `${Q}/ep-1.mp3` }, { position: 300, total: 300 });
       await b.setProgress({ podcast: P, episode: `${P}/ep-2.mp3`, guid: 'p2' }, { position: 60, total: 600 });
       const second = await until(() => (store.getSnapshot().episodes!.length === 2 ? store.getSnapshot() : undefined), 5000, 'the other tab\'s edit');
       expect(second.episodes).toEqual(await a.episodes({ podcast: P }));

@@ -50,30 +50,36 @@ export function episodeMethods(
   local: (edit: (store: Store) => Promise<EpisodeState>) => Promise<EpisodeState>,
   read: <T>(work: (store: Store) => Promise<T>) => Promise<T>,
 ) {
-  const record = (ref: EpisodeRef, change: LocalEpisodeChange) => {
+  // Every method checks, in this order: the protocol (`unsupported`), the engine (`closed`), the input (`invalid`).
+  const usable = () => {
     episodesOf(ctx);
-    return local(async (store) => episodeState(await store.episodes.recordLocal(ref, change, ctx.clock.now(), ctx.steadyNow(), ctx.opts.progressInterval)));
+    if (ctx.state.closed) throw new SyncError('closed', 'the engine is closed');
   };
+  const record = (ref: EpisodeRef, change: LocalEpisodeChange) =>
+    local(async (store) => episodeState(await store.episodes.recordLocal(ref, change, ctx.clock.now(), ctx.steadyNow(), ctx.opts.progressInterval)));
   return {
     async setProgress(ref: EpisodeRef, progress: ProgressChange): Promise<EpisodeState> {
+      usable();
       const clean = checkEpisodeRef(ref);
       if (typeof progress !== 'object' || progress === null) throw new SyncError('invalid', 'progress is { position, total? }');
-      const change: LocalEpisodeChange['change'] = { position: seconds(progress.position, 'position', 0) };
-      if (progress.total !== undefined) change.total = seconds(progress.total, 'total', 1);
+      // Whole seconds: what the wire carries, and what every comparison uses.
+      const change: LocalEpisodeChange['change'] = { position: Math.round(seconds(progress.position, 'position', 0)) };
+      if (progress.total !== undefined) change.total = Math.max(1, Math.round(seconds(progress.total, 'total', 1)));
       return record(clean, { change, throttled: true });
     },
     async markPlayed(ref: EpisodeRef, played = true): Promise<EpisodeState> {
+      usable();
       const clean = checkEpisodeRef(ref);
       if (typeof played !== 'boolean') throw new SyncError('invalid', 'played must be a boolean');
       return record(clean, { change: { played }, throttled: false });
     },
     async episode(ref: EpisodeRef): Promise<EpisodeState | undefined> {
+      usable();
       const clean = checkEpisodeRef(ref);
-      episodesOf(ctx);
       return read((store) => store.episodes.episode(clean));
     },
     async episodes(filter?: EpisodeFilter): Promise<EpisodeState[]> {
-      episodesOf(ctx);
+      usable();
       if (filter?.changedSince !== undefined && Number.isNaN(Date.parse(filter.changedSince))) throw new SyncError('invalid', 'changedSince must be an ISO time');
       return read((store) => store.episodes.episodes(filter));
     },
@@ -81,11 +87,12 @@ export function episodeMethods(
 }
 
 /** A run's episode pull (where the protocol has listening state). */
-export async function pullEpisodeState(ctx: EngineContext, store: Store): Promise<void> {
+export async function pullEpisodeState(ctx: EngineContext, store: Store): Promise<number> {
   const transport = ctx.transport.episodes;
-  if (!transport) return;
+  if (!transport) return 0;
   const refs = await pullEpisodes(transport, store.episodes, ctx.steadyNow());
   emitEpisodes(ctx, refs);
+  return refs.length;
 }
 
 /** The feeds this account subscribes to now (episode actions for others wait: opodsync would subscribe them). */

@@ -40,7 +40,7 @@ export async function execute(ctx: EngineContext, kind: 'sync' | 'push', fromTim
       setPhase(ctx, 'pulling');
       try {
         report.pulled = await pull(ctx, store);
-        await pullEpisodeState(ctx, store);
+        if (ctx.transport.episodes) report.episodesPulled = await pullEpisodeState(ctx, store);
         state.pullFailures = 0;
         cancelPullRetry(ctx);
       } catch (error) {
@@ -87,7 +87,7 @@ export async function execute(ctx: EngineContext, kind: 'sync' | 'push', fromTim
       const flush = kind === 'sync' || state.flushEpisodes;
       state.flushEpisodes = false;
       const episodes = await pushEpisodeState(ctx, store, flush, hooks);
-      report.pushedEpisodes = episodes.pushed;
+      report.episodesPushed = episodes.pushed;
       const wakeAt = Math.min(result.wakeAt ?? Infinity, episodes.wakeAt ?? Infinity);
       if (wakeAt !== Infinity) schedulePush(ctx, Math.max(0, wakeAt - ctx.steadyNow()));
     }

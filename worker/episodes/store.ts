@@ -1,5 +1,6 @@
 // Listening state in the database: one row per episode, its registers and its one pending change. Every
 // method is one transaction; identity matching (guid, then media key, within the podcast) happens here.
+import { SyncError } from '../../src/errors.ts';
 import type { PendingEpisode, StoredEpisode, SyncDatabase } from '../../src/schema.ts';
 import type { EpisodeFilter, EpisodeRef, EpisodeState, ErrorInfo } from '../../src/types.ts';
 import type { PlayAction } from '../gpodder/episode-wire.ts';
@@ -69,6 +70,25 @@ function withFields(row: StoredEpisode, fields: EpisodeFields): StoredEpisode {
   return next;
 }
 
+/**
+ * A local change as it is recorded: played sets the position to the end (which must be known: `invalid`
+ * otherwise), unplayed to 0, a position past the length is the length; undefined when it changes nothing
+ * (marking what already holds: no upload).
+ */
+function settledChange(row: StoredEpisode, given: FieldChange): FieldChange | undefined {
+  const change = { ...given };
+  const total = change.total ?? row.total?.value;
+  if (change.played === true) {
+    if (total === undefined) throw new SyncError('invalid', "markPlayed(ref, true) needs the episode's length: call setProgress with a total first");
+    change.position = total;
+  }
+  if (change.played === false) change.position = 0;
+  if (change.position !== undefined && total !== undefined && change.position > total) change.position = total;
+  const holds = (key: keyof FieldChange) => change[key] === undefined || row[key]?.value === change[key];
+  if (change.played !== undefined && row.played && holds('played') && holds('position') && holds('total')) return undefined;
+  return change;
+}
+
 /** Whether newer values hold every field the pending change set: it is overtaken and must not be sent. */
 function overtaken(row: StoredEpisode, pending: PendingEpisode): boolean {
   return pending.fields.every((key) => (row[key]?.at ?? 0) > pending.at);
@@ -124,10 +144,12 @@ export function createEpisodeStore({ db, transact }: StoreCore) {
       const media = mediaKey(ref.episode);
       return transact('rw', tables(db.episodes), async () => {
         const row = identify(await find({ ...ref, media }), ref, media);
+        const change = settledChange(row, local.change);
+        if (!change) return row;
         // Wire times are whole seconds: the change must be newer than what the row holds after that rounding too.
         const at = Math.max(wall, (Math.floor(changedAt(row) / 1000) + 1) * 1000);
-        const next = withFields(row, applyChange(fieldsOf(row), local.change, at));
-        const keys = FIELDS.filter((key) => local.change[key] !== undefined);
+        const next = withFields(row, applyChange(fieldsOf(row), change, at));
+        const keys = FIELDS.filter((key) => change[key] !== undefined);
         const held = row.pending;
         next.pending = {
           version: (held?.version ?? 0) + 1,
