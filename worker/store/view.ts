@@ -8,7 +8,8 @@ export function fold(
   base: ServerBase | undefined,
   changes: readonly StoredChange[],
 ): Pick<StoredSubscription, 'feedUrl' | 'isSubscribed' | 'deleted'> {
-  let feedUrl = base?.feedUrl ?? '';
+  // Without a server base, the URL the app asked for (even when the add failed): a row never shows an empty URL.
+  let feedUrl = base?.feedUrl ?? changes.find((c) => c.kind === 'add' && c.feedUrl !== undefined)?.feedUrl ?? '';
   let isSubscribed = base?.isSubscribed ?? true;
   let deleted = base?.deleted;
   /** A live deletion hides the edits held behind it (they only matter if it fails). */
