@@ -137,6 +137,9 @@ export class ScenarioFailure extends Error {
 }
 
 const SYNC_ERRORS = new Set(['network', 'timeout', 'server', 'rate-limited', 'bad-response', 'offline', 'closed']);
+/** A message as the trace keeps it: database names (process and time) and ports differ between runs of one seed. */
+const traceable = (message: string) => message.replace(/database "[^"]*"/g, 'database "…"').replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:…');
+
 const LOCAL_REJECTIONS = new Set(['not-found', 'gone', 'closed']);
 const REFUSALS = [400, 404, 405, 410, 422] as const;
 const HTML = '<!doctype html><html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1><p>nginx</p></body></html>';
@@ -516,7 +519,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
           violations.push(`sync() failed as network after a redirect to another origin (issue 16 #15): ${error.message}`);
         }
         const redirected = isSyncError(error) && error.status !== undefined && error.status >= 300 && error.status < 400;
-        if (isSyncError(error) && (SYNC_ERRORS.has(error.code) || redirected || (switched && error.code === 'account-mismatch'))) note(`sync failed: ${error.code} ${error.message}`);
+        if (isSyncError(error) && (SYNC_ERRORS.has(error.code) || redirected || (switched && error.code === 'account-mismatch'))) note(`sync failed: ${error.code} ${traceable(error.message)}`);
         else unexpected('sync()', error);
       }
     };
