@@ -105,7 +105,7 @@ export function lostViolations(
   const overtaken = story.changes.some((c) => c.source === 'foreign' && (c.at > last.at || (lastUploadWins && c.step >= last.step)));
   const waits = !subscribed && state?.pending === true;
   if (uploaded || overtaken || waits) return [];
-  return [`episodes lost: ${story.episode} (${story.podcast}): this device's change of step ${last.step} at ${new Date(last.at).toISOString()} (${JSON.stringify(last.fields)}) is neither on the server nor overtaken${subscribed ? '' : ' nor pending'} (engine: ${JSON.stringify(state)})`];
+  return [`episodes lost: ${story.episode} (${story.podcast}): this device's change of step ${last.step} at ${new Date(last.at).toISOString()} (${JSON.stringify(last.fields)}) is neither on the server nor overtaken${subscribed ? '' : ' nor pending'} (engine: ${JSON.stringify(state)}; server: ${JSON.stringify(log.filter((x) => x.podcast === story.podcast && (x.guid === story.guid || x.episode === story.episode)))})`];
 }
 
 /** Invariant 3: no action for a feed that was never subscribed (no other device names one: each is this device's). */

@@ -505,6 +505,9 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
         const refused = state?.error !== undefined && (refusals || redirectUsed || tooLargeUsed);
         if (refused) continue;
         out.push(...convergedViolations(story, state));
+        // The Nextcloud app keys its rows by enclosure URL across feeds: another feed's episode with the same URL
+        // (the catalog's feeds on one host share media names) overwrites this one's row, as the real app does.
+        if (family === 'nextcloud' && [...episodes.values()].some((e) => e !== story && e.episode === story.episode)) continue;
         // The Nextcloud app's rows keep no device: a row is this device's when no other device's action is newer.
         out.push(...lostViolations(story, log, family === 'nextcloud' ? undefined : DEVICE, state, subscribed.has(story.podcast), family === 'nextcloud'));
       }
