@@ -12,6 +12,7 @@ import { createSyncEngine } from '../../worker/index.ts';
 import { startGpodderServer } from '../server/gpodder/server.ts';
 import type { GpodderDialect, GpodderServer, ListTarget } from '../server/gpodder/types.ts';
 import { chaosDbName, otherOrigin, readStore, Scope, settleEngine, sleep } from './fixtures.ts';
+import { convergedViolations, lostViolations, playFields, strayViolations, type EpisodeStory } from './episode-model.ts';
 import { accountMixViolations, overlapViolations, spinViolations, unsafeUrlViolations } from './invariants.ts';
 import {
   ALL_HOSTILE,
@@ -26,6 +27,7 @@ import {
   type HostileFault,
 } from './hostile.ts';
 import { prng } from './prng.ts';
+import { RECONCILE_INTERVAL } from '../../worker/episodes/pull.ts';
 import { createSimulation } from './sim.ts';
 import { CALM, createTransport, isRedirectAsNetwork, RunawayError } from './transport.ts';
 
@@ -36,6 +38,9 @@ export interface GpodderScenarioResult {
   protocol: 'gpodder' | 'nextcloud';
   intents: number;
   foreign: number;
+  /** Listening-state calls this device made, and play actions another device uploaded. */
+  episodeCalls: number;
+  foreignActions: number;
   crashes: number;
   faults: number;
   requests: number;
@@ -94,9 +99,11 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
   const violations: string[] = [];
   const dialect = rng.pick<GpodderDialect>(['mygpo', 'opodsync']);
   const protocol = rng.pick(['gpodder', 'nextcloud'] as const);
-  const result: GpodderScenarioResult = { seed, dialect, protocol, intents: 0, foreign: 0, crashes: 0, faults: 0, requests: 0, trace };
+  const result: GpodderScenarioResult = { seed, dialect, protocol, intents: 0, foreign: 0, episodeCalls: 0, foreignActions: 0, crashes: 0, faults: 0, requests: 0, trace };
   const urls = new Map<string, UrlIntent>();
   const intent = (url: string) => urls.get(url) ?? (urls.set(url, {}).get(url)!);
+  /** Listening state: each episode's changes, by feed and guid (episode-model.ts). */
+  const episodes = new Map<string, EpisodeStory>();
   let step = 0;
   let fresh = 0;
   const freshFeed = () => `https://feeds.example/g${seed}/f${fresh++}.xml`;
@@ -202,6 +209,7 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
     /** A clear wipes the queue: what this device wanted may never reach the server. */
     const localMaybe = () => {
       for (const story of urls.values()) if (story.local) story.local.maybe = true;
+      for (const story of episodes.values()) for (const c of story.changes) if (c.source === 'local') c.maybe = true;
     };
     const bobTab = () => {
       const tab = createSyncEngine({ ...options, auth: { type: 'basic', username: OTHER_USER, password: OTHER_PASSWORD } });
@@ -394,13 +402,139 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
       ];
     };
 
+    // Listening state: a listener's calls on episodes of the feeds this device knows (subscribed or not, and now
+    // and then a feed nobody subscribed), and another device's play actions stamped around them.
+    const er = rng.fork(4);
+    const episodeOf = (podcast: string, stray: boolean): EpisodeStory & { duration: number } => {
+      const e = er.pick(s.feedEpisodes(podcast));
+      const key = `${podcast}\n${e.guid}`;
+      const story = episodes.get(key) ?? episodes.set(key, { podcast, episode: e.url, guid: e.guid, stray, changes: [] }).get(key)!;
+      return Object.assign(story, { duration: e.duration });
+    };
+    const episodeStep = async () => {
+      const feeds = current();
+      const story = !feeds.length || er.chance(0.15) ? episodeOf(`https://strays.example/g${seed}/s${er.int(0, 2)}.xml`, true) : episodeOf(er.pick(feeds), false);
+      const ref = { podcast: story.podcast, episode: story.episode, guid: story.guid };
+      // A listener listens a while between calls: the device's time moves on, so changes land in different seconds.
+      await sim.sleep(er.int(0, 1500));
+      const kind = er.weighted({ progress: 5, played: 2, unplayed: 1 });
+      const position = er.int(0, story.duration - 1);
+      const withTotal = er.chance(0.7);
+      const fields = kind === 'progress' ? { position, ...(withTotal ? { total: story.duration } : {}) } : { played: kind === 'played' };
+      const what = kind === 'progress' ? `setProgress(${story.episode} of ${story.podcast}, ${JSON.stringify(fields)})` : `markPlayed(${story.episode} of ${story.podcast}, ${kind === 'played'})`;
+      const before = sim.clock.now();
+      try {
+        const state = kind === 'progress' ? await engine.setProgress(ref, fields as { position: number; total?: number }) : await engine.markPlayed(ref, kind === 'played');
+                // The engine stamps a change with its clock, moved past the second of the episode's newest change (wire
+        // times are whole seconds): the change is the newest field, so the state's time is its stamp.
+        const at = Date.parse(state.changedAt);
+        if (!(at >= before)) violations.push(`${what}: stamped ${state.changedAt}, before the device's clock read ${new Date(before).toISOString()}`);
+        story.changes.push({ source: 'local', fields, at, maybe: false, step });
+        result.episodeCalls++;
+        note(`${what} ok at ${new Date(at).toISOString()}`);
+      } catch (error) {
+        if (isSyncError(error) && (error.code === 'closed' || (switched && error.code === 'account-mismatch'))) note(`${what} rejected: ${error.code}`);
+        else {
+          violations.push(`${what} failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`);
+          note(`!! ${what}`);
+        }
+      }
+    };
+    const foreignEpisodeStep = () => {
+      const known = [...episodes.values()].filter((e) => !e.stray && !movedAway.has(e.podcast));
+      const feeds = current();
+      // Never a stray feed: opodsync subscribes a feed another device's action names.
+      if (!known.length && !feeds.length) return;
+      const picked = known.length && er.chance(0.7) ? er.pick(known) : episodeOf(er.pick(feeds), false);
+      const duration = s.feedEpisodes(picked.podcast).find((e) => e.guid === picked.guid)!.duration;
+      // Another device's time: seconds before or after this device's changes, never at or after the server's now
+      // (mygpo lists nothing stamped later than its clock).
+      const at = Math.min(Math.floor(sim.clock.now() / 1000) + er.int(-20, 5), s.timestamp() - 1) * 1000;
+      const position = er.pick([0, duration, er.int(1, duration - 1)]);
+      const hadRow = new Set(s.state(mine).map((r) => r.url)).has(picked.podcast);
+      try {
+        s.foreign.actions([{ podcast: picked.podcast, episode: picked.episode, guid: picked.guid, action: 'play', device: 'other-phone', timestamp: new Date(at).toISOString().slice(0, 19), started: 0, position, total: duration }]);
+      } catch (error) {
+        violations.push(`planting another device's action failed: ${String(error)}`);
+        return;
+      }
+      picked.changes.push({ source: 'foreign', fields: playFields(position, duration), at, maybe: false, step });
+      result.foreignActions++;
+      // opodsync subscribes a feed with no subscription row: that is another device's add.
+      if (!hadRow && s.subscribed(mine).includes(picked.podcast)) {
+        intent(picked.podcast).foreign = { value: true, at: step };
+        (intent(picked.podcast).foreignValues ??= []).push(true);
+        if (serverSkew < 0) intent(picked.podcast).pastStamped = true;
+      }
+      note(`foreign play ${picked.episode} of ${picked.podcast} at ${new Date(at).toISOString()}: ${position}/${duration}${hadRow ? '' : ' (no subscription row)'}`);
+    };
+
+    /** The listening-state invariants (episode-model.ts), once settled. */
+    const episodeViolations = async (subscribed: Set<string>): Promise<string[]> => {
+      const out: string[] = [];
+      const family = dialect === 'mygpo' && protocol === 'nextcloud' ? 'nextcloud' : 'api2';
+      const log = s.episodeLog({ family });
+      const same = (a: { podcast: string; episode: string; guid?: string | null }, e: EpisodeStory) => a.podcast === e.podcast && (a.guid === e.guid || a.episode === e.episode);
+      // This device's uploads, as stored or as sent (a row the Nextcloud app overwrote may have been pulled before):
+      // changes that may count, at their whole second.
+      const sent: { podcast: string; episode: string; guid?: string; timestamp: string; position: number; total: number }[] = [];
+      for (const r of s.log()) {
+        if (r.method !== 'POST' || !/episode/.test(r.path)) continue;
+        const body = Array.isArray(r.body) ? r.body : (r.body as { actions?: unknown[] } | undefined)?.actions;
+        if (Array.isArray(body)) sent.push(...(body as typeof sent).filter((a) => a && typeof a.timestamp === 'string'));
+      }
+      for (const story of episodes.values()) {
+        const echoes = [
+          ...log.filter((a) => a.device === DEVICE && same(a, story)).map((a) => ({ at: a.timestamp * 1000, position: a.position ?? 0, total: a.total ?? undefined })),
+          ...sent.filter((a) => same(a, story)).map((a) => ({ at: Date.parse(`${a.timestamp}Z`), position: a.position, total: a.total })),
+        ];
+        for (const echo of echoes) story.changes.push({ source: 'upload', fields: playFields(echo.position, echo.total), at: echo.at, maybe: true, step: -1 });
+        // Under the Nextcloud app the row keeps the last upload, whatever its time: another device's action that a
+        // later upload replaced may never have been pulled.
+        if (family === 'nextcloud') {
+          for (const c of story.changes) {
+            if (c.source === 'foreign' && !log.some((a) => a.device !== DEVICE && same(a, story) && a.timestamp * 1000 === c.at && a.position === c.fields.position)) c.maybe = true;
+          }
+        }
+      }
+      const held = await engine.episodes();
+      for (const story of episodes.values()) {
+        // A feed this device moved: its episodes may follow the move (the engine's to say), not checked here.
+        if (movedAway.has(story.podcast) || urls.get(story.podcast)?.movedFrom) continue;
+        const state = await engine.episode({ podcast: story.podcast, episode: story.episode, guid: story.guid });
+        const refused = state?.error !== undefined && (refusals || redirectUsed || tooLargeUsed);
+        if (refused) continue;
+        out.push(...convergedViolations(story, state));
+        // The Nextcloud app keys its rows by enclosure URL across feeds: another feed's episode with the same URL
+        // (the catalog's feeds on one host share media names) overwrites this one's row, as the real app does.
+        if (family === 'nextcloud' && [...episodes.values()].some((e) => e !== story && e.episode === story.episode)) continue;
+        // The Nextcloud app's rows keep no device: a row is this device's when no other device's action is newer.
+        out.push(...lostViolations(story, log, family === 'nextcloud' ? undefined : DEVICE, state, subscribed.has(story.podcast), family === 'nextcloud'));
+      }
+      for (const e of held) {
+        if (e.pending && subscribed.has(e.podcast) && !e.error) out.push(`episodes: still pending on a subscribed feed: ${JSON.stringify(e)}`);
+        if (![...episodes.values()].some((story) => story.podcast === e.podcast && (story.guid === e.guid || story.episode === e.episode)) && !movedAway.has(e.podcast)) {
+          out.push(`episodes: the store holds an episode nobody touched: ${JSON.stringify(e)}`);
+        }
+      }
+      out.push(...strayViolations(episodes.values(), log));
+      note(`episodes: ${episodes.size} touched, ${held.length} held, ${log.filter((a) => a.device === DEVICE).length} of this device's actions on the server`);
+      return out;
+    };
+
     for (; step < steps; step++) {
       if (!online && rng.chance(0.3)) {
         engine.setOnline(true);
         online = true;
         note('online');
       }
-      switch (rng.weighted({ local: 10, foreign: 4, sync: 5, wait: 4, fault: 5, crash: 2, offline: 1, hostile: hostile.size ? 3 : 0 })) {
+      switch (rng.weighted({ local: 10, foreign: 4, episode: 6, foreignEpisode: 3, sync: 5, wait: 4, fault: 5, crash: 2, offline: 1, hostile: hostile.size ? 3 : 0 })) {
+        case 'episode':
+          await episodeStep();
+          break;
+        case 'foreignEpisode':
+          foreignEpisodeStep();
+          break;
         case 'hostile':
           await hostileStep();
           break;
@@ -521,6 +655,14 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
       await engine.discard(change.id);
     }
     await settleEngine(engine, patience, sim, maxPause);
+    if (episodes.size) {
+      // A day on, the engine's daily full reconcile reads every action again: another device's late upload of an
+      // old action is one no `since` pull sees (the README's figures), and every planted action here is late.
+      await sim.sleep(RECONCILE_INTERVAL + 60_000);
+      const report = await engine.sync().catch((error: unknown) => error);
+      note(`a day later: sync ${isSyncError(report) ? `failed ${report.code}` : 'ok'}`);
+      await settleEngine(engine, patience, sim, maxPause);
+    }
     if (hostile.size) await storeCheck('after settling');
 
     note('check: invariants');
@@ -542,6 +684,7 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
       // Both wrote: the server keeps whichever arrived last (no preconditions in the protocol).
       if (!allowed.has(now)) violations.push(`lost: ${url} is ${now ? '' : 'not '}subscribed on the server; intents: ${JSON.stringify(story)}`);
     }
+    violations.push(...(await episodeViolations(localHas)));
     if (hostile.size) {
       // Nothing of this account was sent to the other one.
       const strays = s.state(bobs).filter((row) => !isBobs(row.url));
