@@ -428,12 +428,21 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
                 // The engine stamps a change with its clock, moved past the second of the episode's newest change (wire
         // times are whole seconds): the change is the newest field, so the state's time is its stamp.
         const at = Date.parse(state.changedAt);
+        // A mark of what already holds changes nothing (no new stamp, nothing to upload).
+        if (kind !== 'progress' && at < before) {
+          note(`${what} held already: nothing queued`);
+          return;
+        }
         if (!(at >= before)) violations.push(`${what}: stamped ${state.changedAt}, before the device's clock read ${new Date(before).toISOString()}`);
-        story.changes.push({ source: 'local', fields, at, maybe: false, step });
+        // Played sets the position to the length, unplayed to 0 (the engine's rule): the model records both.
+        const recorded = kind === 'progress' ? fields : { ...fields, position: state.position ?? 0 };
+        story.changes.push({ source: 'local', fields: recorded, at, maybe: false, step });
         result.episodeCalls++;
         note(`${what} ok at ${new Date(at).toISOString()}`);
       } catch (error) {
-        if (isSyncError(error) && (error.code === 'closed' || (switched && error.code === 'account-mismatch'))) note(`${what} rejected: ${error.code}`);
+        // markPlayed(ref, true) before the engine knows the episode's length is refused (`invalid`), as the API says.
+        const noLength = kind === 'played' && isSyncError(error) && error.code === 'invalid';
+        if (noLength || (isSyncError(error) && (error.code === 'closed' || (switched && error.code === 'account-mismatch')))) note(`${what} rejected: ${(error as { code?: string }).code}`);
         else {
           violations.push(`${what} failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`);
           note(`!! ${what}`);
