@@ -13,6 +13,9 @@ import { pull } from './pull.ts';
 import { background, cancelPullRetry, later, retryPullLater, schedulePush } from './schedule.ts';
 import { idlePhase, setPhase } from './status.ts';
 
+/** Reports of timer runs that found the store signed out and did nothing (an app's sync() that joined one runs again). */
+export const skippedRuns = new WeakSet<SyncReport>();
+
 /** Run a sync (pull then push) or a push; resolves with its report, rejects with the pull's error. */
 export async function execute(ctx: EngineContext, kind: 'sync' | 'push', fromTimer = false): Promise<SyncReport> {
   const { state, clock } = ctx;
@@ -25,7 +28,11 @@ export async function execute(ctx: EngineContext, kind: 'sync' | 'push', fromTim
     epoch = bindsNow ? bound : await ctx.store.bind(ctx.binding, fromTimer);
   } catch (error) {
     // Signed out (a clear() here or in another tab): a timer's run leaves the store to the app's next use.
-    if (error instanceof SignedOut) return { pulled: 0, pushed: 0, failed: 0, pending: 0, requests: 0 };
+    if (error instanceof SignedOut) {
+      const report: SyncReport = { pulled: 0, pushed: 0, failed: 0, pending: 0, requests: 0 };
+      skippedRuns.add(report);
+      return report;
+    }
     throw error;
   }
   const store = runStore(ctx, epoch);

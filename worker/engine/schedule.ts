@@ -4,7 +4,7 @@ import type { SyncReport } from '../../src/types.ts';
 import { backoffDelay } from '../backoff.ts';
 import { monotonicNow } from '../clock.ts';
 import type { EngineContext, Waiter } from './context.ts';
-import { execute } from './run.ts';
+import { execute, skippedRuns } from './run.ts';
 
 /** Run `fn` after `ms` on the engine's clock (tracked, so `close()` can cancel it). */
 export function later(ctx: EngineContext, ms: number, fn: () => void): unknown {
@@ -94,8 +94,11 @@ export function background(ctx: EngineContext, kind: 'sync' | 'push'): void {
 /** A sync run: join the running one while it is still pulling, else the next one. */
 export function requestSync(ctx: EngineContext, fromTimer = false): Promise<SyncReport> {
   const { runs } = ctx;
-  // Join a run only while it is still pulling: a later caller's changes must be in the push it waits for.
-  if (runs.running && runs.runningKind === 'sync' && !runs.pushStarted) return runs.running;
+  // Join a run only while it is still pulling: a later caller's changes must be in the push it waits for. A
+  // timer's run that found the store signed out did nothing: the app's sync(), which binds it, runs on its own.
+  if (runs.running && runs.runningKind === 'sync' && !runs.pushStarted) {
+    return fromTimer ? runs.running : runs.running.then((report) => (skippedRuns.has(report) ? requestSync(ctx) : report));
+  }
   if (runs.running) {
     // The next run is the app's (it may bind a signed-out store) as soon as one caller is the app.
     runs.nextBackground = (runs.nextSync ? runs.nextBackground : true) && fromTimer;
