@@ -16,12 +16,10 @@ import { convergedViolations, lostViolations, playFields, strayViolations, type 
 import { accountMixViolations, overlapViolations, spinViolations, unsafeUrlViolations } from './invariants.ts';
 import {
   ALL_HOSTILE,
+  middleboxFault,
   clockStep,
   deadServer,
-  emptyTwoXx,
   gpodderServerUrls,
-  htmlTwoXx,
-  redirect,
   uploadTooLarge,
   yearLong,
   type HostileFault,
@@ -266,7 +264,9 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
     const hostileStep = async () => {
       const kind = hr.pick([...hostile]);
       result.faults++;
-      switch (kind) {
+      if (middleboxFault(kind, { transport, rng: hr, now: sim.now(), serverUrls: gpodderServerUrls, otherOrigin: other.origin, note })) {
+        if (kind === 'redirect') redirectUsed = true;
+      } else switch (kind) {
         case 'clock': {
           const ms = clockStep(hr);
           if (hr.chance(0.5)) {
@@ -278,20 +278,6 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
           }
           break;
         }
-        case 'empty-2xx':
-          transport.proxy.push(emptyTwoXx(hr));
-          note('hostile: a proxy answers an empty 2xx (never forwarded)');
-          break;
-        case 'html-2xx': {
-          const rule = htmlTwoXx(hr, sim.now());
-          transport.proxy.push(rule);
-          note(`hostile: a proxy answers every write with a 200 login page for ${rule.until! - sim.now()} ms`);
-          break;
-        }
-        case 'server-urls':
-          transport.rewrite.push(gpodderServerUrls(hr));
-          note('hostile: the next answers carry script or untrimmed feed URLs');
-          break;
         case 'retry-after': {
           const value = yearLong(hr, sim.now());
           const status = hr.pick([429, 503]);
@@ -300,11 +286,6 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
           note(`hostile: ${status} with Retry-After ${value.length > 40 ? `${value.slice(0, 12)}… (${value.length} digits)` : value}`);
           break;
         }
-        case 'redirect':
-          transport.proxy.push(redirect(hr, other.origin));
-          redirectUsed = true;
-          note('hostile: a middlebox redirects to another origin');
-          break;
         case 'upload-413': {
           tooLargeUsed = true;
           const rule = uploadTooLarge(hr, sim.now());

@@ -4,7 +4,7 @@
 // server whose clock goes back, another tab that signs out and in as someone else mid-pull, and credentials
 // switched to another account mid-pull. Each family can be switched on or off by name (`--faults`).
 import type { Prng } from './prng.ts';
-import type { ProxyRule, RewriteRule } from './transport.ts';
+import type { ProxyRule, RewriteRule, Transport } from './transport.ts';
 
 /** The hostile fault families, with what each does. */
 export const HOSTILE_FAULTS = {
@@ -161,3 +161,44 @@ export function gpodderServerUrls(rng: Prng): RewriteRule {
 
 /** How far the device clock steps. */
 export const clockStep = (rng: Prng): number => rng.pick([-86_400_000, -3_600_000, -600_000, -5_000, 5_000, 3_600_000, 86_400_000]);
+
+/** What `middleboxFault` needs from a scenario. */
+export interface MiddleboxScene {
+  transport: Pick<Transport, 'proxy' | 'rewrite'>;
+  rng: Prng;
+  now: number;
+  /** The protocol's spoiled server URLs (`opaServerUrls` or `gpodderServerUrls`). */
+  serverUrls(rng: Prng): RewriteRule;
+  otherOrigin: string;
+  note(line: string): void;
+}
+
+/**
+ * The families a proxy or a rewriting middlebox makes, the same in both protocols: empty and HTML 2xx, spoiled
+ * server URLs, redirects. Returns false for any other family (the scenario's own).
+ */
+export function middleboxFault(kind: HostileFault, scene: MiddleboxScene): boolean {
+  const { transport, rng, now, note } = scene;
+  switch (kind) {
+    case 'empty-2xx':
+      transport.proxy.push(emptyTwoXx(rng));
+      note('hostile: a proxy answers an empty 2xx (never forwarded)');
+      return true;
+    case 'html-2xx': {
+      const rule = htmlTwoXx(rng, now);
+      transport.proxy.push(rule);
+      note(`hostile: a proxy answers every write with a 200 login page for ${rule.until! - now} ms`);
+      return true;
+    }
+    case 'server-urls':
+      transport.rewrite.push(scene.serverUrls(rng));
+      note('hostile: the next answers carry script or untrimmed feed URLs');
+      return true;
+    case 'redirect':
+      transport.proxy.push(redirect(rng, scene.otherOrigin));
+      note('hostile: a middlebox redirects to another origin');
+      return true;
+    default:
+      return false;
+  }
+}

@@ -26,12 +26,10 @@ import {
 } from './fixtures.ts';
 import {
   ALL_HOSTILE,
+  middleboxFault,
   clockStep,
   deadServer,
-  emptyTwoXx,
-  htmlTwoXx,
   opaServerUrls,
-  redirect,
   yearLong,
   type HostileFault,
 } from './hostile.ts';
@@ -664,7 +662,9 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     const hostileStep = async (step: number) => {
       const kind = hr.pick([...hostile]);
       result.faults++;
-      switch (kind) {
+      if (middleboxFault(kind, { transport, rng: hr, now: sim.now(), serverUrls: opaServerUrls, otherOrigin: other.origin, note })) {
+        if (kind === 'redirect') redirectUsed = true;
+      } else switch (kind) {
         case 'clock': {
           const ms = clockStep(hr);
           if (hr.chance(0.5)) {
@@ -676,20 +676,6 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
           }
           break;
         }
-        case 'empty-2xx':
-          transport.proxy.push(emptyTwoXx(hr));
-          note('hostile: a proxy answers an empty 2xx (never forwarded)');
-          break;
-        case 'html-2xx': {
-          const rule = htmlTwoXx(hr, sim.now());
-          transport.proxy.push(rule);
-          note(`hostile: a proxy answers every write with a 200 login page for ${rule.until! - sim.now()} ms`);
-          break;
-        }
-        case 'server-urls':
-          transport.rewrite.push(opaServerUrls(hr));
-          note('hostile: the next answers carry script or untrimmed feed URLs');
-          break;
         case 'retry-after': {
           const value = yearLong(hr, sim.now());
           const status = hr.pick([429, 503]);
@@ -698,11 +684,6 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
           note(`hostile: ${status} with Retry-After ${value.length > 40 ? `${value.slice(0, 12)}… (${value.length} digits)` : value}`);
           break;
         }
-        case 'redirect':
-          transport.proxy.push(redirect(hr, other.origin));
-          redirectUsed = true;
-          note('hostile: a middlebox redirects to another origin');
-          break;
         case 'other-tab':
           if (switched || armed.some((a) => a.what.startsWith('another tab'))) break;
           arm('another tab clears the store and signs in to another account', signOutIn);
