@@ -260,6 +260,25 @@ describe('outbox', () => {
     await e.sync();
     expect(s.log().filter((r) => r.method !== 'GET')).toEqual([]);
   });
+
+  it('an add the server refuses after remove() leaves nothing to retry: the removal is what holds (chaos seed 1149)', async () => {
+    const s = await server();
+    const e = engine(s, { retry: { baseDelay: 60_000, maxDelay: 60_000 } });
+    // The first POST fails transiently: the add may have reached the server, so edits queue behind it.
+    s.failNext(1, 503, { method: 'POST' });
+    const added = await e.add('https://refused.example/feed');
+    await until(async () => (await e.pending()).some((p) => p.attempts === 1), 3000, 'the add to fail once');
+    await e.update(added.guid, { guid: 'renamed-after-the-post' });
+    await e.remove('renamed-after-the-post');
+    s.failNext(1, 410, { method: 'POST' });
+    await e.sync();
+    await settle(e);
+    // Retrying a refused add would send it without the rename remove() dropped: the refused add goes too.
+    expect(await e.failed()).toEqual([]);
+    expect(await e.pending()).toEqual([]);
+    expect((await e.subscriptions()).map((x) => x.feedUrl)).not.toContain('https://refused.example/feed');
+    expect(s.state().map((x) => x.feed_url)).not.toContain('https://refused.example/feed');
+  });
 });
 
 describe('outbox after an outage', () => {

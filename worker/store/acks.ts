@@ -101,9 +101,25 @@ export function createAcks(core: StoreCore) {
       });
     },
 
-    /** Move a change to `failed()` (the view falls back to the server's state). */
+    /**
+     * Move a change to `failed()` (the view falls back to the server's state). A refused add that the app has
+     * removed since goes instead: the removal is what the listener wants now, and retrying the add would revive
+     * the feed without the edits the removal dropped. When the server never had the feed, the removal and what
+     * waits behind it go too: there is nothing to delete.
+     */
     async fail(sent: StoredChange, reason: ErrorInfo) {
-      return patchChange(core, sent, { state: 'failed', lastError: reason });
+      return edit(async (ws) => {
+        const current = await ws.loadChange(sent.id!);
+        if (!current) return;
+        const changes = ws.changes(current.guid);
+        if (current.kind === 'add' && changes.some((c) => c.kind === 'remove' && c.state !== 'failed')) {
+          for (const change of ws.row(current.guid)?.base ? [current] : [...changes]) ws.deleteChange(change);
+          return;
+        }
+        current.state = 'failed';
+        current.lastError = reason;
+        ws.putChange(current);
+      });
     },
 
     /** Keep a change queued and try again once `hold` is over (a hold without `serverHold` clears an old one). */
