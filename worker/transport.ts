@@ -57,10 +57,11 @@ export interface PullSink {
   readonly empty: boolean;
   /**
    * Store entries. With `complete`, this is the pull's last batch: the cursor commits with it (and, for a
-   * full listing, every live row the listing did not name becomes a tombstone). Resolves whether the cursor
+   * full listing, every live row the listing did not name becomes a tombstone, or with `restate` is said
+   * again when subscribed). Resolves whether the cursor
    * was committed (it is held back while an entry waits for a move under way, see `RemoteEntry.standalone`).
    */
-  apply(entries: readonly RemoteEntry[], complete?: { cursor: number | undefined; listed?: ReadonlySet<string>; tail?: number }): Promise<boolean>;
+  apply(entries: readonly RemoteEntry[], complete?: { cursor: number | undefined; listed?: ReadonlySet<string>; restate?: boolean; tail?: number }): Promise<boolean>;
   progress(progress: PullProgress): void;
 }
 

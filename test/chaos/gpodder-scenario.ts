@@ -699,7 +699,7 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
     else violations.push(`the scenario could not finish: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   } finally {
     clearTimeout(timer);
-    if (violations.length && server) for (const r of server.log().slice(-20)) trace.push(`${r.method} ${r.path} → ${r.status}${r.fault ? ` (${r.fault})` : ''} ${r.body ? JSON.stringify(r.body) : ''}`);
+    if (violations.length && server) for (const r of server.log().slice(-(Number(process.env.CHAOS_LOG) || 20))) trace.push(`${r.method} ${r.path} → ${r.status}${r.fault ? ` (${r.fault})` : ''} ${r.body ? JSON.stringify(r.body) : ''}`);
     await Promise.race([scope.close(), sleep(3000)]);
     sim.stop();
   }

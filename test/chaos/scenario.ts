@@ -909,7 +909,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     result.ms = Date.now() - wallStart;
     if (violations.length && server) {
       trace.push('--- server log (last 25) ---');
-      for (const r of server.log().slice(-25)) trace.push(`${r.method} ${r.path}${Object.keys(r.query).length ? '?' + new URLSearchParams(r.query) : ''} → ${r.status}${r.fault ? ` (${r.fault})` : ''} ${r.body ? JSON.stringify(r.body) : ''}`);
+      for (const r of server.log().slice(-(Number(process.env.CHAOS_LOG) || 25))) trace.push(`${r.method} ${r.path}${Object.keys(r.query).length ? '?' + new URLSearchParams(r.query) : ''} → ${r.status}${r.fault ? ` (${r.fault})` : ''} ${r.body ? JSON.stringify(r.body) : ''}`);
     }
     // A hung engine may never close: do not hang the soak with it.
     await Promise.race([scope.close(), sleep(3000)]);

@@ -22,9 +22,11 @@ export async function pull(ctx: EngineContext, store: Store): Promise<number> {
   // waits for every earlier one, so the cursor never commits past a batch that failed.
   let committing: Promise<void> = Promise.resolve();
   const write = async (entries: Parameters<PullSink['apply']>[0], complete: Parameters<PullSink['apply']>[1]) => {
-    const { result: committed, changed } = await store.applyEntries(entries, complete, fresh);
+    // A listing that restates rows may queue adds: they are stamped with this device's time.
+    const completion = complete?.restate ? { ...complete, now: ctx.clock.now() } : complete;
+    const { result: committed, changed } = await store.applyEntries(entries, completion, fresh);
     applied += changed.length;
-    if (changed.length) emitChange(ctx, changed);
+    if (changed.length) emitChange(ctx, changed, completion?.restate);
     return committed;
   };
   const sink: PullSink = {

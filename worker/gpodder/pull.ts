@@ -12,10 +12,11 @@ import { parseChanges, type WireChanges } from './wire.ts';
  */
 export const PULL_BATCH = 500;
 
-/** What a pull committed, and the offset its entries were ordered with (see `pullGpodder`). */
+/** What a pull committed, the offset its entries were ordered with, and the server's clock still to catch up (see `pullGpodder`). */
 export interface PullResult {
   committed: boolean;
   offset: number;
+  behind?: number;
 }
 
 /**
@@ -28,8 +29,13 @@ export interface PullResult {
  * `offset` (ms) is added to the server's clock to order entries against what the store holds: 0 until the
  * server's clock goes back, then enough to put its new clock after every stamp it gave before (a reset or
  * restored server's answers must win over the state it gave before, and so must its later changes).
+ *
+ * `behind` (s) is the newest time the server gave before its clock went back. Until its clock passes it again,
+ * its full listing may hide what it stamped later (mygpo lists nothing after its "now"): a subscribed row it
+ * leaves out is said again, not tombstoned. Once it passes, a window from before that time mixes changes stamped
+ * on both sides of the step (mygpo nets them by their stamps), so the pull reads one full listing instead.
  */
-export async function pullGpodder(http: Http, path: string, sink: PullSink, marks: readonly number[] = [], offset = 0): Promise<PullResult> {
+export async function pullGpodder(http: Http, path: string, sink: PullSink, marks: readonly number[] = [], offset = 0, behind?: number): Promise<PullResult> {
   // The last answer's own `timestamp`, as the protocol says. No overlap: these servers answer with the net
   // effect since `since`, so re-asking a window that holds this device's own upload would net out another
   // device's undoing of it. (mygpo's `since` is exclusive with whole seconds: a change made in the second of
@@ -37,14 +43,22 @@ export async function pullGpodder(http: Http, path: string, sink: PullSink, mark
   let since = sink.cursor === undefined ? 0 : Math.floor(sink.cursor / 1000);
   let windows = [since, ...[...new Set(marks)].filter((m) => m > since).sort((a, b) => a - b)];
   let answers = await ask(http, path, windows);
+  const regressed = !answers;
   if (!answers) {
-    // An answer older than what it was asked from: the server was reset or restored from a backup, and its
-    // changes since our cursor are not changes since our state. Ask for everything, as a first pull does.
+    // An answer older than what it was asked from: the server was reset or restored from a backup, or its clock
+    // stepped back, and its changes since our cursor are not changes since our state. Ask for everything, as a
+    // first pull does.
     const before = Math.max(sink.cursor ?? 0, ...marks.map((m) => m * 1000));
     since = 0;
     windows = [0];
     answers = (await ask(http, path, windows))!;
     offset = Math.max(offset, offset + before - answers[0]!.timestamp * 1000 + 1000);
+    behind = Math.max(behind ?? 0, Math.floor(before / 1000));
+  } else if (behind !== undefined && Math.max(...answers.map((a) => a.timestamp)) >= behind) {
+    since = 0;
+    windows = [0];
+    answers = (await ask(http, path, windows))!;
+    behind = undefined;
   }
   const entries = new Map<string, RemoteEntry>();
   for (const changes of answers) collect(changes, entries, offset);
@@ -57,9 +71,9 @@ export async function pullGpodder(http: Http, path: string, sink: PullSink, mark
   const all = [...entries.values()].sort((a, b) => Number(a.standalone !== true) - Number(b.standalone !== true));
   const batches = Array.from({ length: Math.max(1, Math.ceil(all.length / PULL_BATCH)) }, (_, i) => all.slice(i * PULL_BATCH, (i + 1) * PULL_BATCH));
   for (const batch of batches.slice(0, -1)) await sink.apply(batch);
-  const committed = await sink.apply(batches[batches.length - 1]!, { cursor, ...(listed ? { listed } : {}) });
+  const committed = await sink.apply(batches[batches.length - 1]!, { cursor, ...(listed ? { listed, restate: regressed || behind !== undefined } : {}) });
   sink.progress({ pages: windows.length, entries: entries.size });
-  return { committed, offset };
+  return behind === undefined ? { committed, offset } : { committed, offset, behind };
 }
 
 /** Ask each window in turn; undefined when an answer's clock is before the time it was asked from. */

@@ -19,10 +19,11 @@ export interface GpodderOptions {
   memo: { load(): Promise<unknown>; save(value: unknown): Promise<void> };
 }
 
-/** What the transport keeps in the store: upload marks (s) and the clock offset (ms). */
+/** What the transport keeps in the store: upload marks (s), the clock offset (ms), and the time (s) a server clock that went back must pass again. */
 interface Memo {
   marks: number[];
   offset: number;
+  behind?: number;
 }
 
 /** Read a kept memo (a bare list of marks, as kept before the offset existed, is the marks). */
@@ -30,7 +31,9 @@ function readMemo(kept: unknown): Memo {
   const numbers = (value: unknown) => (Array.isArray(value) ? value.filter((m): m is number => typeof m === 'number' && Number.isFinite(m)) : []);
   if (Array.isArray(kept)) return { marks: numbers(kept), offset: 0 };
   const o = typeof kept === 'object' && kept !== null ? (kept as Record<string, unknown>) : {};
-  return { marks: numbers(o.marks), offset: typeof o.offset === 'number' && Number.isFinite(o.offset) ? o.offset : 0 };
+  const memo: Memo = { marks: numbers(o.marks), offset: typeof o.offset === 'number' && Number.isFinite(o.offset) ? o.offset : 0 };
+  if (typeof o.behind === 'number' && Number.isFinite(o.behind)) memo.behind = o.behind;
+  return memo;
 }
 
 /** Create the gPodder (or Nextcloud) transport. */
@@ -71,13 +74,15 @@ export function createGpodderTransport(options: GpodderOptions): Transport {
     guidFor: (feedUrl) => feedUrl,
     async pull(sink) {
       await register();
-      const { marks: taken, offset } = await loadMemo();
-      const result = await pullGpodder(http, paths().pull, sink, taken, offset);
+      const { marks: taken, offset, behind } = await loadMemo();
+      const result = await pullGpodder(http, paths().pull, sink, taken, offset, behind);
       // A cursor held back re-reads the same window next time: its marks are still needed then.
       if (!result.committed) return;
       // Uploads made while this pull ran stay marked for the next one.
       const left = (await loadMemo()).marks.filter((m) => !taken.includes(m));
-      if (taken.length || result.offset !== offset) await saveMemo({ marks: left, offset: result.offset });
+      if (taken.length || result.offset !== offset || result.behind !== behind) {
+        await saveMemo({ marks: left, offset: result.offset, ...(result.behind === undefined ? {} : { behind: result.behind }) });
+      }
     },
     async send(items) {
       await register();

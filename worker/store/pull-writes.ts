@@ -4,6 +4,7 @@ import type { ServerBase } from '../../src/schema.ts';
 import { formatTimestamp } from '../time.ts';
 import type { RemoteEntry } from '../transport.ts';
 import { META, type FreshBatch, type FreshPull, type StoreCore } from './core.ts';
+import { queued } from './edits.ts';
 import { mergeBase } from './view.ts';
 
 /** How a pull's last batch completes it. */
@@ -12,6 +13,13 @@ export interface PullCompletion {
   cursor: number | undefined;
   /** A full listing's guids: live rows it did not name were deleted on the server. */
   listed?: ReadonlySet<string>;
+  /**
+   * The listing came from a server whose clock went back: it may hide what it stamped after its new "now"
+   * (mygpo), or have lost it (a restore). A subscribed row it left out is said again (an add), never tombstoned.
+   */
+  restate?: boolean;
+  /** Device time (ms) to stamp what `restate` queues. */
+  now?: number;
   /** See `PullSink.tail`: stored with the cursor (and cleared when a pull gives none). */
   tail?: number;
 }
@@ -88,8 +96,10 @@ export function createPullWrites({ db, edit, read }: StoreCore) {
           await ws.preload(stale.map((r) => r.guid));
           for (const r of stale) {
             const row = ws.row(r.guid);
-            if (row?.base && row.base.deleted === undefined && !listed.has(row.base.guid)) {
-              ws.setBase(r.guid, { ...row.base, deleted: formatTimestamp(cursor) });
+            if (!row?.base || row.base.deleted !== undefined || listed.has(row.base.guid)) continue;
+            if (!completion.restate) ws.setBase(r.guid, { ...row.base, deleted: formatTimestamp(cursor) });
+            else if (row.base.isSubscribed && !ws.changes(r.guid).length) {
+              ws.putChange(queued({ guid: r.guid, kind: 'add', feedUrl: row.base.feedUrl, serverGuid: row.base.guid }, completion.now ?? cursor));
             }
           }
         }
