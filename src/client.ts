@@ -41,7 +41,15 @@ export function createSyncClient(options: ClientOptions): SyncClient {
       }
     }
   };
-  const started = remote.start(startOptions, proxy(sink));
+  // A worker that never loads (its file not served, a Content-Security-Policy that forbids it) only fires
+  // `error`: without this every call would wait forever for an answer.
+  const loadFailed = new Promise<never>((_, reject) => {
+    worker.addEventListener?.('error', (event: Event) => {
+      const detail = event instanceof ErrorEvent && event.message ? `: ${event.message}` : '';
+      reject(new SyncError('unsupported', `the sync worker failed to load${detail} (is its file served, and allowed by the page's Content-Security-Policy?)`));
+    }, { once: true });
+  });
+  const started = Promise.race([remote.start(startOptions, proxy(sink)), loadFailed]);
   started.catch(() => undefined);
 
   const hasWindow = typeof window !== 'undefined' && typeof window.addEventListener === 'function';

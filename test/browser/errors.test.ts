@@ -94,6 +94,25 @@ forEachEngine((engine) => {
       await context.close();
     });
 
+    it('a worker that fails to load makes every call reject with unsupported, instead of hanging', async () => {
+      const context = await h.browser.newContext();
+      const page = await openPage(context, h.pages.url, clientOptions(h.server, uniqueDbName('no-worker')));
+      const seen = await page.evaluate(async (baseUrl) => {
+        const { lib } = window.opa;
+        const client = lib.createSyncClient({ baseUrl, dbName: 'never-opened', worker: new Worker('/no-such-worker.js', { type: 'module' }) });
+        const outcome = await client.status().then(
+          () => ({ code: 'resolved', message: '', isSyncError: false }),
+          (e: { code?: string; message?: string }) => ({ code: e.code, message: e.message ?? '', isSyncError: lib.isSyncError(e) }),
+        );
+        const again = await client.subscriptions().then(() => 'resolved', (e: { code?: string }) => e.code);
+        await client.close();
+        return { ...outcome, again };
+      }, h.server.url);
+      expect(seen).toMatchObject({ code: 'unsupported', isSyncError: true, again: 'unsupported' });
+      expect(seen.message).toContain('failed to load');
+      await context.close();
+    });
+
     it('lists a change the server refused in failed() with the reason as data', async () => {
       const context = await h.browser.newContext();
       const page = await openPage(context, h.pages.url, clientOptions(h.server, uniqueDbName('refused')));
