@@ -1,4 +1,5 @@
 // "Simulate trouble": drive the local reference server's /__admin routes (shown only when it answers).
+import type { GpodderRowView } from '../test/server/gpodder/types.ts';
 import type { ServerEntryView } from '../test/server/types.ts';
 import { findAdmin, type Admin } from './admin.ts';
 import { byId } from './dom.ts';
@@ -112,8 +113,28 @@ export function createTroublePanel(session: Session, log: Log): void {
       await fn().finally(() => (button.disabled = false));
     });
   };
+  // The gPodder server's other device uploads add/remove lists (it has no guids, and no rename: a client whose
+  // feed moved removes the old URL and adds the new one); the OPA server's edits entries by guid.
+  const gpodder = (): boolean => (session.connection?.settings.protocol ?? 'opa') !== 'opa';
+  async function pickUrl(a: Admin): Promise<GpodderRowView> {
+    const rows = (await a.get('state')) as GpodderRowView[];
+    if (!rows.length) throw new Error('the server has no subscriptions');
+    return rows[Math.floor(Math.random() * rows.length)]!;
+  }
+  const upload = (a: Admin, change: { add?: string[]; remove?: string[] }) => a.post('foreign', { add: change.add ?? [], remove: change.remove ?? [] });
+  const movedUrl = (feedUrl: string): string => {
+    const url = new URL(feedUrl);
+    url.hostname = `moved-${Math.floor(Math.random() * 1000)}.${url.hostname.replace(/^moved-\d+\./, '')}`;
+    return url.href;
+  };
+
   onClick('foreign-toggle', () =>
     foreign(async (a) => {
+      if (gpodder()) {
+        const row = await pickUrl(a);
+        await upload(a, row.subscribed ? { remove: [row.url] } : { add: [row.url] });
+        return `${row.subscribed ? 'unsubscribed from' : 'subscribed to'} ${row.url}`;
+      }
       const e = await pick(a);
       await a.post('foreign', { op: 'patch', guid: e.guid, body: { is_subscribed: !e.is_subscribed } });
       return `${e.is_subscribed ? 'unsubscribed from' : 'subscribed to'} ${e.feed_url} (${e.guid})`;
@@ -121,22 +142,36 @@ export function createTroublePanel(session: Session, log: Log): void {
   );
   onClick('foreign-feed', () =>
     foreign(async (a) => {
+      if (gpodder()) {
+        const row = await pickUrl(a);
+        const to = movedUrl(row.url);
+        await upload(a, { add: [to], remove: [row.url] });
+        return `moved ${row.url} to ${to} (gPodder has no rename: removed the old URL, added the new one)`;
+      }
       const e = await pick(a);
-      const url = new URL(e.feed_url);
-      url.hostname = `moved-${Math.floor(Math.random() * 1000)}.${url.hostname.replace(/^moved-\d+\./, '')}`;
-      await a.post('foreign', { op: 'patch', guid: e.guid, body: { new_feed_url: url.href } });
-      return `moved ${e.guid} to ${url.href}`;
+      const to = movedUrl(e.feed_url);
+      await a.post('foreign', { op: 'patch', guid: e.guid, body: { new_feed_url: to } });
+      return `moved ${e.guid} to ${to}`;
     }),
   );
   onClick('foreign-add', () =>
     foreign(async (a) => {
       const feedUrl = `https://another-device-${Math.floor(Math.random() * 100_000)}.example/feed.xml`;
+      if (gpodder()) {
+        await upload(a, { add: [feedUrl] });
+        return `subscribed to ${feedUrl}`;
+      }
       const e = (await a.post('foreign', { op: 'add', feed_url: feedUrl })) as ServerEntryView;
       return `subscribed to ${feedUrl} (${e.guid})`;
     }),
   );
   onClick('foreign-delete', () =>
     foreign(async (a) => {
+      if (gpodder()) {
+        const row = await pickUrl(a);
+        await upload(a, { remove: [row.url] });
+        return `unsubscribed from ${row.url} (gPodder has no deletion: an unsubscribe)`;
+      }
       const e = await pick(a);
       await a.post('foreign', { op: 'remove', guid: e.guid });
       return `deleted ${e.feed_url} (${e.guid})`;

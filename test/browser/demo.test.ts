@@ -386,6 +386,13 @@ forEachEngine((engine) => {
       await expect.poll(position, WAIT).toBe(other);
       expect(await u.attr(ep, 'data-pending')).toBe('false');
 
+      // "Simulate trouble → Another device" speaks the gPodder server's own upload here (not OPA's edits).
+      await u.fill('#search', '');
+      await u.click('#foreign-add');
+      await expect.poll(() => u.texts('#log-list > li[data-kind="server"] .log-text'), WAIT).toContainEqual(expect.stringMatching(/^another device subscribed to https:\/\/another-device-/));
+      expect(demo.server.subscribed()).toHaveLength(201);
+      await expect.poll(() => u.text('#sub-count'), WAIT).toBe('201');
+
       expect(await page.errors()).toEqual([]);
       expect(await sameLoad()).toBe(true);
       await page.close();
