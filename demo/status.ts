@@ -28,6 +28,8 @@ export function createStatusPanel(session: Session): void {
     field('leader').textContent = s ? (s.leader ? 'yes (this tab syncs)' : 'no (another tab syncs)') : '—';
     field('pending').textContent = s ? String(s.pending) : '—';
     field('failed').textContent = s ? String(s.failed) : '—';
+    // Listening-state changes wait apart from subscription changes (`pending()` lists only the latter).
+    field('pending-episodes').textContent = s ? String(s.pendingEpisodes) : '—';
     field('cursor').textContent = s?.cursor ?? '—';
     field('last').textContent = s ? lastSync() : '—';
     field('error').textContent = s?.lastError ? errorText(s.lastError) : 'none';

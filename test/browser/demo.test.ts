@@ -369,8 +369,10 @@ forEachEngine((engine) => {
       await u.click(() => u.button(ep, `Forward 30 s in ${title}`));
       await expect.poll(position, WAIT).toBeGreaterThanOrEqual(32);
       await expect.poll(() => u.attr(ep, 'data-pending'), WAIT).toBe('true');
+      await expect.poll(() => u.text('#st-pending-episodes'), WAIT).toBe('1');
       await u.click('#sync-now');
       await expect.poll(() => u.attr(ep, 'data-pending'), WAIT).toBe('false');
+      await expect.poll(() => u.text('#st-pending-episodes'), WAIT).toBe('0');
       const mine = await position();
       const uploaded = demo.server.episodeLog().filter((a) => a.episode === episode!.url && a.device === 'opa-sync');
       expect(uploaded.at(-1)).toMatchObject({ action: 'play', position: mine, total: episode!.duration });
