@@ -23,7 +23,8 @@ export function logEngineEvents(session: Session, log: Log): void {
         log.add('action', 'disconnected (client closed)');
         break;
       case 'change': {
-        if (event.guids.length || !event.episodes.length) log.add('change', `${event.guids.length} changed: ${few(event.guids)}`);
+        if (event.guids.length) log.add('change', `${event.guids.length} changed: ${few(event.guids)}`);
+        else if (event.queue) log.add('change', 'the queue changed (pending / refused changes)');
         if (event.episodes.length) {
           const names = event.episodes.map((e) => e.episode.split('/').pop() ?? e.episode);
           log.add('change', `${event.episodes.length} episode${event.episodes.length === 1 ? '' : 's'} changed: ${few(names)}`);
