@@ -85,6 +85,7 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
           auth: () => state.auth,
           account: opts.account,
           device: opts.device,
+          now: () => clock.now(),
           // Saved through the run's store: marks of an upload must not land in a store wiped meanwhile.
           memo: { load: () => store.transportMemo(), save: (value) => (ctx.runs.store ?? store).setTransportMemo(value) },
         });

@@ -252,6 +252,26 @@ describe('gPodder: a server clock going backwards, or out of range (item 10)', (
     expect(sinces.at(-1)).toBeGreaterThan(1_700_000_000);
   });
 
+  it('a store that first pulled while the server clock was behind reads one full listing when that clock jumps forward (chaos gPodder seed 839)', async () => {
+    const clock = { now: 1_700_000_000_000 };
+    const s = await gpodder('mygpo', clock);
+    s.foreign.add([feed(1)]);
+    clock.now -= 3_600_000;
+    // Another device unsubscribes while the server's clock is behind: stamped before the subscribe.
+    s.foreign.remove([feed(1)]);
+    const e = engine(s);
+    await e.sync();
+    expect((await e.subscriptions({ subscribed: true })).map((x) => x.guid)).toEqual([]);
+    // The clock is right again. A window from the last answer's time holds the old subscribe but not the
+    // unsubscribe (mygpo nets a window by stamps): read as a step forward, the pull is one full listing.
+    clock.now += 3_600_000 + 60_000;
+    await e.sync();
+    expect(s.subscribed()).toEqual([]);
+    expect((await e.subscriptions({ subscribed: true })).map((x) => x.guid)).toEqual([]);
+    const sinces = s.log().filter((r) => r.method === 'GET' && r.path.includes('/subscriptions/')).map((r) => Number(r.query.since));
+    expect(sinces.at(-1)).toBe(0);
+  });
+
   it('a timestamp of 1e300 is refused as bad-response and stores nothing', async () => {
     const s = await gpodder();
     const e = engine(s, { fetch: answering(() => ({ add: [feed(1)], remove: [], timestamp: 1e300 })) });

@@ -33,6 +33,7 @@ function transport(answer: (req: { method: string; url: URL; body: unknown }, n:
     http,
     auth: () => ({ type: 'basic', username: 'alice', password: 'pw' }),
     account: 'alice',
+    now: () => 0,
     device: 'fuzz',
     memo: { load: async () => kept, save: async (v) => void (kept = v) },
   });

@@ -12,12 +12,26 @@ import { parseChanges, type WireChanges } from './wire.ts';
  */
 export const PULL_BATCH = 500;
 
-/** What a pull committed, the offset its entries were ordered with, and the server's clock still to catch up (see `pullGpodder`). */
+/** What pulls keep between them (the transport's memo): see `pullGpodder`. */
+export interface PullMemo {
+  /** Timestamps (s) of this device's uploads since the last pull. */
+  marks: readonly number[];
+  /** ms added to the server's clock to order its entries after it went back. */
+  offset: number;
+  /** The newest time (s) the server gave before its clock went back, until it passes it again. */
+  behind?: number;
+  /** The last pull's answer time (s) and this device's time (ms) then. */
+  last?: { timestamp: number; at: number };
+}
+
+/** What a pull committed, and the memo for the next one. */
 export interface PullResult {
   committed: boolean;
-  offset: number;
-  behind?: number;
+  memo: Omit<PullMemo, 'marks'>;
 }
+
+/** Seconds a server's clock may run ahead of this device's between two pulls before it counts as a step forward. */
+export const CLOCK_JUMP = 300;
 
 /**
  * Pull the changes since the sink's cursor (seconds on the wire, ms in the store), then since each of this
@@ -33,9 +47,13 @@ export interface PullResult {
  * `behind` (s) is the newest time the server gave before its clock went back. Until its clock passes it again,
  * its full listing may hide what it stamped later (mygpo lists nothing after its "now"): a subscribed row it
  * leaves out is said again, not tombstoned. Once it passes, a window from before that time mixes changes stamped
- * on both sides of the step (mygpo nets them by their stamps), so the pull reads one full listing instead.
+ * on both sides of the step (mygpo nets them by their stamps), so the pull reads one full listing instead. So
+ * does a pull whose answer's clock moved on more than this device's since the last one (`CLOCK_JUMP`): that is
+ * a server clock coming back from a step this store did not see (it was cleared, or opened, meanwhile).
  */
-export async function pullGpodder(http: Http, path: string, sink: PullSink, marks: readonly number[] = [], offset = 0, behind?: number): Promise<PullResult> {
+export async function pullGpodder(http: Http, path: string, sink: PullSink, memo: PullMemo = { marks: [], offset: 0 }, now = 0): Promise<PullResult> {
+  const { marks } = memo;
+  let { offset, behind } = memo;
   // The last answer's own `timestamp`, as the protocol says. No overlap: these servers answer with the net
   // effect since `since`, so re-asking a window that holds this device's own upload would net out another
   // device's undoing of it. (mygpo's `since` is exclusive with whole seconds: a change made in the second of
@@ -54,7 +72,7 @@ export async function pullGpodder(http: Http, path: string, sink: PullSink, mark
     answers = (await ask(http, path, windows))!;
     offset = Math.max(offset, offset + before - answers[0]!.timestamp * 1000 + 1000);
     behind = Math.max(behind ?? 0, Math.floor(before / 1000));
-  } else if (behind !== undefined && Math.max(...answers.map((a) => a.timestamp)) >= behind) {
+  } else if (behind !== undefined ? newest(answers) >= behind : jumped(memo.last, newest(answers), now)) {
     since = 0;
     windows = [0];
     answers = (await ask(http, path, windows))!;
@@ -63,7 +81,7 @@ export async function pullGpodder(http: Http, path: string, sink: PullSink, mark
   const entries = new Map<string, RemoteEntry>();
   for (const changes of answers) collect(changes, entries, offset);
   // The next `since` is the newest answer's own clock (never the old cursor: that one may be a reset server's past).
-  const cursor = Math.max(...answers.map((a) => a.timestamp)) * 1000;
+  const cursor = newest(answers) * 1000;
   // Everything since 0 is the whole list: a row it does not name has no record on the server (into an empty
   // store there is nothing else to find).
   const listed = since === 0 && !sink.empty ? new Set([...entries.values()].map((e) => e.newGuid ?? e.guid)) : undefined;
@@ -73,7 +91,16 @@ export async function pullGpodder(http: Http, path: string, sink: PullSink, mark
   for (const batch of batches.slice(0, -1)) await sink.apply(batch);
   const committed = await sink.apply(batches[batches.length - 1]!, { cursor, ...(listed ? { listed, restate: regressed || behind !== undefined } : {}) });
   sink.progress({ pages: windows.length, entries: entries.size });
-  return behind === undefined ? { committed, offset } : { committed, offset, behind };
+  const next: PullResult['memo'] = { offset, last: { timestamp: cursor / 1000, at: now } };
+  if (behind !== undefined) next.behind = behind;
+  return { committed, memo: next };
+}
+
+const newest = (answers: readonly WireChanges[]): number => Math.max(...answers.map((a) => a.timestamp));
+
+/** Whether the server's clock moved on more than this device's (`CLOCK_JUMP` of slack) since the last pull. */
+function jumped(last: PullMemo['last'], timestamp: number, now: number): boolean {
+  return last !== undefined && timestamp - last.timestamp > Math.max(0, (now - last.at) / 1000) + CLOCK_JUMP;
 }
 
 /** Ask each window in turn; undefined when an answer's clock is before the time it was asked from. */

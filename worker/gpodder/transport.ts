@@ -4,7 +4,7 @@ import type { Http } from '../http.ts';
 import type { Transport } from '../transport.ts';
 import { createEpisodeTransport, episodePaths } from './episodes.ts';
 import { gpodderPaths } from './paths.ts';
-import { pullGpodder } from './pull.ts';
+import { pullGpodder, type PullMemo } from './pull.ts';
 import { sendGpodder } from './send.ts';
 
 /** What the gPodder transport needs from the engine. */
@@ -15,24 +15,25 @@ export interface GpodderOptions {
   auth(): Auth | undefined;
   account: string | undefined;
   device: string;
+  /** This device's clock (ms): how far the server's clock may move between two pulls. */
+  now(): number;
   /** Where the transport keeps its upload marks across restarts (the store's meta). */
   memo: { load(): Promise<unknown>; save(value: unknown): Promise<void> };
 }
 
-/** What the transport keeps in the store: upload marks (s), the clock offset (ms), and the time (s) a server clock that went back must pass again. */
-interface Memo {
-  marks: number[];
-  offset: number;
-  behind?: number;
-}
+/** What the transport keeps in the store: what pulls keep between them (see `pullGpodder`). */
+type Memo = PullMemo & { marks: number[] };
 
 /** Read a kept memo (a bare list of marks, as kept before the offset existed, is the marks). */
 function readMemo(kept: unknown): Memo {
-  const numbers = (value: unknown) => (Array.isArray(value) ? value.filter((m): m is number => typeof m === 'number' && Number.isFinite(m)) : []);
+  const finite = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+  const numbers = (value: unknown) => (Array.isArray(value) ? value.filter(finite) : []);
   if (Array.isArray(kept)) return { marks: numbers(kept), offset: 0 };
   const o = typeof kept === 'object' && kept !== null ? (kept as Record<string, unknown>) : {};
-  const memo: Memo = { marks: numbers(o.marks), offset: typeof o.offset === 'number' && Number.isFinite(o.offset) ? o.offset : 0 };
-  if (typeof o.behind === 'number' && Number.isFinite(o.behind)) memo.behind = o.behind;
+  const memo: Memo = { marks: numbers(o.marks), offset: finite(o.offset) ? o.offset : 0 };
+  if (finite(o.behind)) memo.behind = o.behind;
+  const last = o.last as Record<string, unknown> | undefined;
+  if (typeof last === 'object' && last !== null && finite(last.timestamp) && finite(last.at)) memo.last = { timestamp: last.timestamp, at: last.at };
   return memo;
 }
 
@@ -74,15 +75,13 @@ export function createGpodderTransport(options: GpodderOptions): Transport {
     guidFor: (feedUrl) => feedUrl,
     async pull(sink) {
       await register();
-      const { marks: taken, offset, behind } = await loadMemo();
-      const result = await pullGpodder(http, paths().pull, sink, taken, offset, behind);
+      const memo = await loadMemo();
+      const result = await pullGpodder(http, paths().pull, sink, memo, options.now());
       // A cursor held back re-reads the same window next time: its marks are still needed then.
       if (!result.committed) return;
       // Uploads made while this pull ran stay marked for the next one.
-      const left = (await loadMemo()).marks.filter((m) => !taken.includes(m));
-      if (taken.length || result.offset !== offset || result.behind !== behind) {
-        await saveMemo({ marks: left, offset: result.offset, ...(result.behind === undefined ? {} : { behind: result.behind }) });
-      }
+      const left = (await loadMemo()).marks.filter((m) => !memo.marks.includes(m));
+      await saveMemo({ ...result.memo, marks: left });
     },
     async send(items) {
       await register();
