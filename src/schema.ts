@@ -81,6 +81,8 @@ export interface PendingEpisode {
   at: number;
   /** The fields it set: once newer remote values hold all of them, it is overtaken and never sent. */
   fields: ('position' | 'total' | 'played')[];
+  /** The position before this change began (the upload's `started`: where this stretch of listening began). */
+  from?: number;
   attempts: number;
   lastError?: ErrorInfo;
 }
@@ -105,6 +107,8 @@ export interface StoredEpisode {
   heldAt?: number;
   /** Device time of the last upload (throttles progress). */
   sentAt?: number;
+  /** The (started, position) pairs uploaded, newest last: mygpo drops a repeat (worker/episodes/upload-play.ts). */
+  sent?: [number, number][];
   error?: ErrorInfo;
 }
 

@@ -230,6 +230,8 @@ export interface SyncReport {
   episodesPushed?: number;
   /** Episodes whose listening state the pull changed (gPodder, Nextcloud). */
   episodesPulled?: number;
+  /** Pulled episode actions skipped because they did not validate (bad numbers, stamp or URL; gPodder, Nextcloud). */
+  episodesSkipped?: number;
   /** Changes moved to `failed()` in this run. */
   failed: number;
   /** Changes still queued after the run. */

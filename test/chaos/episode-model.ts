@@ -1,8 +1,8 @@
 // The chaos scenario's model of listening state: every change of an episode (this device's calls, another
 // device's planted play actions, this device's own uploads as the server holds them) with the time it carries,
-// and the invariants checked once the engine settled. Each field is a last-writer-wins register: the newest
-// change wins, a tie in time goes to the greater value (worker/episodes/register.ts's rule, restated here so an
-// engine bug in it does not hide itself).
+// and the invariants checked once the engine settled. Each field is a last-writer-wins register, judged by the
+// decided rule (issue 18), restated here so an engine bug in it does not hide itself: stamps compare in whole
+// seconds; in one second a pending local change wins, else the later in the server's answer.
 import type { EpisodeState } from '../../src/types.ts';
 import type { EpisodeActionView } from '../server/gpodder/types.ts';
 
@@ -20,8 +20,14 @@ export interface ModelChange {
   at: number;
   /** A crash cut the call off, a clear wiped the queue, or the upload may never have been stored: it may or may not count. */
   maybe: boolean;
-  /** The step that made it (for the failure message). */
+  /** The step that made it (for the failure message; among this device's changes of one second, the later call wins). */
   step: number;
+  /**
+   * Where the server's answer lists it (the checker sets it from the server's log): a foreign action's place, a
+   * local change's upload in its second (the last of this device's there); Infinity for the local change still
+   * pending at the end (it wins its second); undefined when not on the server (before all of its second).
+   */
+  rank?: number;
 }
 
 /** One episode's story. */
@@ -34,49 +40,51 @@ export interface EpisodeStory {
   changes: ModelChange[];
 }
 
-/** What a `play` action says, as the engine reads it (register.ts `fromPlay`): played = at the end; 0 = unplayed. */
+/**
+ * What a `play` action says, as the engine reads it (register.ts `fromPlay`): played = the position reached the
+ * length (without a length: not played), a position past it clamped.
+ */
 export function playFields(position: number, total: number | undefined): ModelFields {
-  const fields: ModelFields = { position };
-  if (total !== undefined) {
-    fields.total = total;
-    fields.played = position >= total;
-  }
-  if (position === 0) fields.played = false;
+  const fields: ModelFields = { position: total === undefined ? position : Math.min(position, total), played: total !== undefined && position >= total };
+  if (total !== undefined) fields.total = total;
   return fields;
 }
 
 type Key = keyof ModelFields;
 const KEYS: Key[] = ['position', 'total', 'played'];
 
-/** The newest surely-made change's value of a field, and its time (undefined: none). */
-function newest(changes: readonly ModelChange[], key: Key): { value: number | boolean; at: number } | undefined {
-  let best: { value: number | boolean; at: number } | undefined;
-  for (const c of changes) {
-    const value = c.fields[key];
-    if (value === undefined || c.maybe) continue;
-    if (!best || c.at > best.at || (c.at === best.at && value > best.value)) best = { value, at: c.at };
-  }
+const secondOf = (at: number) => Math.floor(at / 1000);
+
+/** Whether `a` wins over `b` by the rule: the later second; in one second the later in the answer, then the later call. */
+export function laterChange(a: ModelChange, b: ModelChange): boolean {
+  if (secondOf(a.at) !== secondOf(b.at)) return secondOf(a.at) > secondOf(b.at);
+  const [ra, rb] = [a.rank ?? -1, b.rank ?? -1];
+  return ra !== rb ? ra > rb : a.step > b.step;
+}
+
+/** The surely-made change that holds a field by the rule (undefined: none named it). */
+function winner(changes: readonly ModelChange[], key: Key): ModelChange | undefined {
+  let best: ModelChange | undefined;
+  for (const c of changes) if (c.fields[key] !== undefined && !c.maybe && (!best || laterChange(c, best))) best = c;
   return best;
 }
 
 /**
- * Invariant 1 (converged): each field the engine holds is the newest change's value. Allowed too: a change that
- * may have happened (maybe) and is newer, and any change in the same second as the newest (the protocol's
- * timestamps have whole seconds: a pull reduces a second's actions to one, so a same-second race is the
- * protocol's, not the engine's).
+ * Invariant 1 (converged): each field the engine holds is the value of the change that wins it by the rule.
+ * Allowed too: the value of a change that may have happened (maybe) in the winner's second or later.
  */
 export function convergedViolations(story: EpisodeStory, state: EpisodeState | undefined): string[] {
   const out: string[] = [];
   for (const key of KEYS) {
-    const expected = newest(story.changes, key);
+    const expected = winner(story.changes, key);
     const held = state?.[key];
-    const floor = expected ? Math.floor(expected.at / 1000) * 1000 : -Infinity;
-    const allowed = new Set<unknown>(expected ? [expected.value] : [undefined]);
-    for (const c of story.changes) if (c.fields[key] !== undefined && c.at >= floor && (c.maybe || c.at < floor + 1000)) allowed.add(c.fields[key]);
+    const allowed = new Set<unknown>([expected?.fields[key]]);
+    for (const c of story.changes) if (c.maybe && c.fields[key] !== undefined && (!expected || secondOf(c.at) >= secondOf(expected.at))) allowed.add(c.fields[key]);
     // `played` reads false when no change set it.
     if (key === 'played' && allowed.has(undefined)) allowed.add(false);
     if (!allowed.has(held)) {
-      out.push(`episodes converged: ${story.episode} (${story.podcast}) ${key} is ${String(held)}, the newest change says ${expected ? `${String(expected.value)} at ${new Date(expected.at).toISOString()}` : 'nothing'}`);
+      const says = expected ? `${String(expected.fields[key])} (${expected.source}, step ${expected.step}) at ${new Date(expected.at).toISOString()}` : 'nothing';
+      out.push(`episodes converged: ${story.episode} (${story.podcast}) ${key} is ${String(held)}, the change that wins it says ${says}`);
     }
   }
   return out;
@@ -84,8 +92,9 @@ export function convergedViolations(story: EpisodeStory, state: EpisodeState | u
 
 /**
  * Invariant 2 (nothing queued is lost): this device's newest sure change of the episode is on the server (an
- * action of this device stamped in its second or later), or a newer change of another device overtook it, or the
- * feed is not subscribed and the change still waits (pending) in the engine.
+ * action of this device stamped in its second or later), or a change of another device in a later second
+ * overtook it, or one in its second already said the same, or the feed is not subscribed and the change still
+ * waits (pending) in the engine.
  */
 export function lostViolations(
   story: EpisodeStory,
@@ -97,14 +106,17 @@ export function lostViolations(
 ): string[] {
   const mine = story.changes.filter((c) => c.source === 'local' && !c.maybe);
   if (!mine.length) return [];
-  const last = mine.reduce((a, b) => (b.at > a.at ? b : a));
-  const second = Math.floor(last.at / 1000);
+  const last = mine.reduce((a, b) => (b.at > a.at || (b.at === a.at && b.step > a.step) ? b : a));
+  const second = secondOf(last.at);
   const uploaded = log.some((a) => (device === undefined || a.device === device) && a.podcast === story.podcast && (a.guid === story.guid || a.episode === story.episode) && a.timestamp >= second);
-  // The Nextcloud app keeps one row per episode, the last upload whatever its time: a later upload of another
-  // device replaces this one's on the server (the engine keeps the newer local value, as invariant 1 checks).
-  const overtaken = story.changes.some((c) => c.source === 'foreign' && (c.at > last.at || (lastUploadWins && c.step >= last.step)));
+  // Only a later second overtakes a pending change (it wins its own). The Nextcloud app keeps one row per episode,
+  // the last upload whatever its time: a later upload of another device replaces this one's on the server (the
+  // engine keeps the newer local value, as invariant 1 checks).
+  const overtaken = story.changes.some((c) => c.source === 'foreign' && (secondOf(c.at) > second || (lastUploadWins && c.step >= last.step)));
+  // A mark of what a change of the same second already set changed nothing, so there was nothing to upload.
+  const held = story.changes.some((c) => c.source === 'foreign' && !c.maybe && secondOf(c.at) === second && Object.entries(last.fields).every(([k, v]) => c.fields[k as Key] === v));
   const waits = !subscribed && state?.pending === true;
-  if (uploaded || overtaken || waits) return [];
+  if (uploaded || overtaken || held || waits) return [];
   return [`episodes lost: ${story.episode} (${story.podcast}): this device's change of step ${last.step} at ${new Date(last.at).toISOString()} (${JSON.stringify(last.fields)}) is neither on the server nor overtaken${subscribed ? '' : ' nor pending'} (engine: ${JSON.stringify(state)}; server: ${JSON.stringify(log.filter((x) => x.podcast === story.podcast && (x.guid === story.guid || x.episode === story.episode)))})`];
 }
 

@@ -10,9 +10,9 @@ import { isSyncError } from '../../src/errors.ts';
 import type { SyncEngine } from '../../worker/index.ts';
 import { createSyncEngine } from '../../worker/index.ts';
 import { startGpodderServer } from '../server/gpodder/server.ts';
-import type { GpodderDialect, GpodderServer, ListTarget } from '../server/gpodder/types.ts';
+import type { EpisodeActionView, GpodderDialect, GpodderServer, ListTarget } from '../server/gpodder/types.ts';
 import { chaosDbName, otherOrigin, readStore, Scope, settleEngine, sleep } from './fixtures.ts';
-import { convergedViolations, lostViolations, playFields, strayViolations, type EpisodeStory } from './episode-model.ts';
+import { convergedViolations, lostViolations, playFields, strayViolations, type EpisodeStory, type ModelChange } from './episode-model.ts';
 import { accountMixViolations, overlapViolations, spinViolations, unsafeUrlViolations } from './invariants.ts';
 import {
   ALL_HOSTILE,
@@ -386,6 +386,8 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
     // Listening state: a listener's calls on episodes of the feeds this device knows (subscribed or not, and now
     // and then a feed nobody subscribed), and another device's play actions stamped around them.
     const er = rng.fork(4);
+    /** Where the engine reads episode actions: the Nextcloud app's rows under its paths on a mygpo server, else the log. */
+    const family = dialect === 'mygpo' && protocol === 'nextcloud' ? 'nextcloud' : 'api2';
     const episodeOf = (podcast: string, stray: boolean): EpisodeStory & { duration: number } => {
       const e = er.pick(s.feedEpisodes(podcast));
       const key = `${podcast}\n${e.guid}`;
@@ -406,17 +408,19 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
       const before = sim.clock.now();
       try {
         const state = kind === 'progress' ? await engine.setProgress(ref, fields as { position: number; total?: number }) : await engine.markPlayed(ref, kind === 'played');
-                // The engine stamps a change with its clock, moved past the second of the episode's newest change (wire
-        // times are whole seconds): the change is the newest field, so the state's time is its stamp.
-        const at = Date.parse(state.changedAt);
-        // A mark of what already holds changes nothing (no new stamp, nothing to upload).
-        if (kind !== 'progress' && at < before) {
+        // The engine stamps a change with its clock's reading (the device's time of the change), which is `before`:
+        // nothing moves simulated time inside the call. A mark of what already holds changes nothing (no stamp, no
+        // upload), and its state is older than the call.
+        if (kind !== 'progress' && Date.parse(state.changedAt) < before) {
           note(`${what} held already: nothing queued`);
           return;
         }
-        if (!(at >= before)) violations.push(`${what}: stamped ${state.changedAt}, before the device's clock read ${new Date(before).toISOString()}`);
-        // Played sets the position to the length, unplayed to 0 (the engine's rule): the model records both.
-        const recorded = kind === 'progress' ? fields : { ...fields, position: state.position ?? 0 };
+        if (sim.clock.now() !== before) violations.push(`${what}: the device clock moved during the call (the model's stamp is its reading before)`);
+        // Every change is a play (register.ts): progress is played only at the length (the scenario never sends it
+        // there); played sets the position to the length, unplayed to 0. A change older than what the episode holds
+        // (another device's stamp from the future) loses: the model's rule says so too.
+        const recorded = kind === 'progress' ? { ...fields, played: false } : { ...fields, position: kind === 'played' ? story.duration : 0 };
+        const at = before;
         story.changes.push({ source: 'local', fields: recorded, at, maybe: false, step });
         result.episodeCalls++;
         note(`${what} ok at ${new Date(at).toISOString()}`);
@@ -448,6 +452,13 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
         violations.push(`planting another device's action failed: ${String(error)}`);
         return;
       }
+      // mygpo drops an exact repeat of (episode, device, action, started, position) whatever its time, and the
+      // Nextcloud app refuses an overwrite that would give a row another row's URL: such an action never happened.
+      const stored = s.episodeLog({ family }).some((a) => a.podcast === picked.podcast && (a.guid === picked.guid || a.episode === picked.episode) && a.timestamp * 1000 === at && a.position === position);
+      if (!stored) {
+        note(`foreign play ${picked.episode} of ${picked.podcast} at ${new Date(at).toISOString()}: ${position}/${duration} not stored by the server (a repeat)`);
+        return;
+      }
       picked.changes.push({ source: 'foreign', fields: playFields(position, duration), at, maybe: false, step });
       result.foreignActions++;
       // opodsync subscribes a feed with no subscription row: that is another device's add.
@@ -462,7 +473,6 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
     /** The listening-state invariants (episode-model.ts), once settled. */
     const episodeViolations = async (subscribed: Set<string>): Promise<string[]> => {
       const out: string[] = [];
-      const family = dialect === 'mygpo' && protocol === 'nextcloud' ? 'nextcloud' : 'api2';
       const log = s.episodeLog({ family });
       const same = (a: { podcast: string; episode: string; guid?: string | null }, e: EpisodeStory) => a.podcast === e.podcast && (a.guid === e.guid || a.episode === e.episode);
       // This device's uploads, as stored or as sent (a row the Nextcloud app overwrote may have been pulled before):
@@ -492,6 +502,20 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
         // A feed this device moved: its episodes may follow the move (the engine's to say), not checked here.
         if (movedAway.has(story.podcast) || urls.get(story.podcast)?.movedFrom) continue;
         const state = await engine.episode({ podcast: story.podcast, episode: story.episode, guid: story.guid });
+        // Each change's place in the server's answer (in one second the later wins, unless a local change pends).
+        const listed = log.filter((a) => same(a, story));
+        const ours = (a: EpisodeActionView) =>
+          family === 'nextcloud' ? sent.some((x) => same(x, story) && Date.parse(`${x.timestamp}Z`) === a.timestamp * 1000 && x.position === a.position) : a.device === DEVICE;
+        const place = (match: (a: EpisodeActionView) => boolean) => {
+          for (let i = listed.length - 1; i >= 0; i--) if (match(listed[i]!)) return i;
+          return undefined;
+        };
+        const locals = story.changes.filter((c) => c.source === 'local');
+        const newestLocal = locals.reduce<ModelChange | undefined>((a, b) => (!a || b.at > a.at || (b.at === a.at && b.step > a.step) ? b : a), undefined);
+        for (const c of story.changes) {
+          if (c.source === 'foreign') c.rank = place((a) => !ours(a) && a.timestamp * 1000 === c.at && a.position === c.fields.position);
+          else if (c.source === 'local') c.rank = state?.pending && c === newestLocal ? Infinity : place((a) => ours(a) && a.timestamp === Math.floor(c.at / 1000));
+        }
         const refused = state?.error !== undefined && (refusals || redirectUsed || tooLargeUsed);
         if (refused) continue;
         out.push(...convergedViolations(story, state));

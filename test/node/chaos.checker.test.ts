@@ -2,6 +2,8 @@
 // engine) and expects the checker to say so. Plus the model's arithmetic.
 import { describe, expect, it } from 'vitest';
 import { openSyncDatabase } from '../../src/schema.ts';
+import type { EpisodeState } from '../../src/types.ts';
+import { convergedViolations, playFields, type EpisodeStory, type ModelChange } from '../chaos/episode-model.ts';
 import { checkInvariants, cursorViolations, InvariantViolation } from '../chaos/invariants.ts';
 import { Model } from '../chaos/model.ts';
 import { createTransport } from '../chaos/transport.ts';
@@ -141,5 +143,42 @@ describe('chaos model', () => {
     m.localUpdate(s, { feedUrl: 'https://x.example/f' });
     m.excuse(s);
     expect(m.allowed(s, 'feedUrl')?.sort()).toEqual(['https://a.example/f', 'https://x.example/f']);
+  });
+});
+
+describe('chaos episode model (the decided rule: whole seconds; in one second a pending local change wins, else the later in the answer)', () => {
+  const S = Date.UTC(2026, 0, 1);
+  const story = (...changes: ModelChange[]): EpisodeStory => ({ podcast: 'https://f/a.xml', episode: 'https://m/1.mp3', guid: 'g1', stray: false, changes });
+  const state = (position: number, pending = false): EpisodeState => ({ podcast: 'https://f/a.xml', episode: 'https://m/1.mp3', guid: 'g1', position, played: false, changedAt: new Date(S).toISOString(), pending });
+  const local = (position: number, at: number, rank?: number): ModelChange => ({ source: 'local', fields: { position, played: false }, at, maybe: false, step: 1, ...(rank === undefined ? {} : { rank }) });
+  const foreign = (position: number, at: number, rank?: number): ModelChange => ({ source: 'foreign', fields: playFields(position, 3000), at, maybe: false, step: 2, ...(rank === undefined ? {} : { rank }) });
+  const wrongPosition = (s: EpisodeStory, held: EpisodeState) => convergedViolations(s, held).filter((v) => / position is /.test(v));
+
+  it("another device's play a fraction of a second after a local change, in its second: the later in the answer wins", () => {
+    // The local upload listed after the other device's play: the local value, and only it.
+    expect(wrongPosition(story(local(100, S + 300, 1), foreign(900, S, 0)), state(100))).toEqual([]);
+    expect(wrongPosition(story(local(100, S + 300, 1), foreign(900, S, 0)), state(900))).toHaveLength(1);
+    // Listed before it: the other device's play wins, though its stamp is not later than the local one's.
+    expect(wrongPosition(story(local(100, S + 300, 0), foreign(900, S, 1)), state(900))).toEqual([]);
+    expect(wrongPosition(story(local(100, S + 300, 0), foreign(900, S, 1)), state(100))).toHaveLength(1);
+  });
+
+  it('a local change still pending at the end wins its second; any later second wins over it', () => {
+    expect(wrongPosition(story(local(100, S + 300, Infinity), foreign(900, S, 3)), state(100, true))).toEqual([]);
+    expect(wrongPosition(story(local(100, S + 300, Infinity), foreign(900, S + 1000, 0)), state(100, true))).toHaveLength(1);
+    // A stamp from the future stands: the local change made before it loses.
+    expect(wrongPosition(story(foreign(900, S + 5000, 0), local(100, S + 2500, 1)), state(900))).toEqual([]);
+  });
+
+  it('a change that may have happened is allowed from the winning second on, not before', () => {
+    const maybe = { ...local(50, S - 1000, 1), maybe: true };
+    expect(wrongPosition(story(foreign(900, S, 0), maybe), state(50))).toHaveLength(1);
+    expect(wrongPosition(story(foreign(900, S, 0), { ...maybe, at: S + 10 }), state(50))).toEqual([]);
+  });
+
+  it('a play reads played at the length, not short of it, nor without one', () => {
+    expect(playFields(600, 600)).toEqual({ position: 600, total: 600, played: true });
+    expect(playFields(0, 600)).toEqual({ position: 0, total: 600, played: false });
+    expect(playFields(300, undefined)).toEqual({ position: 300, played: false });
   });
 });

@@ -86,13 +86,13 @@ export function episodeMethods(
   };
 }
 
-/** A run's episode pull (where the protocol has listening state). */
-export async function pullEpisodeState(ctx: EngineContext, store: Store): Promise<number> {
+/** A run's episode pull (where the protocol has listening state): episodes changed, actions skipped as invalid. */
+export async function pullEpisodeState(ctx: EngineContext, store: Store): Promise<{ pulled: number; skipped: number }> {
   const transport = ctx.transport.episodes;
-  if (!transport) return 0;
-  const refs = await pullEpisodes(transport, store.episodes, ctx.steadyNow());
-  emitEpisodes(ctx, refs);
-  return refs.length;
+  if (!transport) return { pulled: 0, skipped: 0 };
+  const { changed, skipped } = await pullEpisodes(transport, store.episodes, ctx.steadyNow());
+  emitEpisodes(ctx, changed);
+  return { pulled: changed.length, skipped };
 }
 
 /** The feeds this account subscribes to now (episode actions for others wait: opodsync would subscribe them). */

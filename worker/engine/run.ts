@@ -47,7 +47,11 @@ export async function execute(ctx: EngineContext, kind: 'sync' | 'push', fromTim
       setPhase(ctx, 'pulling');
       try {
         report.pulled = await pull(ctx, store);
-        if (ctx.transport.episodes) report.episodesPulled = await pullEpisodeState(ctx, store);
+        if (ctx.transport.episodes) {
+          const episodes = await pullEpisodeState(ctx, store);
+          report.episodesPulled = episodes.pulled;
+          report.episodesSkipped = episodes.skipped;
+        }
         state.pullFailures = 0;
         cancelPullRetry(ctx);
       } catch (error) {

@@ -8,7 +8,8 @@ import { backoffDelay, type Backoff } from '../backoff.ts';
 import { errorInfo } from '../error-info.ts';
 import { formatActionTime, type WirePlayAction } from '../gpodder/episode-wire.ts';
 import type { EpisodeTransport } from '../gpodder/episodes.ts';
-import { changedAt, toPlay } from './register.ts';
+import { changedAt } from './register.ts';
+import { uploadPlay } from './upload-play.ts';
 import type { EpisodeStore, EpisodeUpload } from './store.ts';
 
 /** Most actions in one upload. */
@@ -35,21 +36,23 @@ export interface EpisodePushContext {
   onChange(refs: EpisodeRef[]): void;
 }
 
-/** The `play` action that carries a row's state. */
+/**
+ * The `play` action that carries a row's state, stamped with the time of the local change (cut to whole
+ * seconds), not of the upload; `started` never repeats an earlier upload of this episode (upload-play.ts).
+ */
 export function playAction(row: StoredEpisode, device: string): WirePlayAction {
-  const { position, total } = toPlay(row);
+  const { started, position, total } = uploadPlay(row);
   const action: WirePlayAction = {
     podcast: row.podcast,
     episode: row.episode,
     device,
     action: 'play',
-    timestamp: formatActionTime(changedAt(row)),
-    // The last position listened to (below a played mark's end): mygpo drops an exact repeat of (episode,
-    // device, action, started, position), so a played mark after an unplayed one must not repeat an older one.
-    started: Math.min(position, Math.max(0, Math.round(row.position?.value ?? 0))),
+    timestamp: formatActionTime(row.pending?.at ?? changedAt(row)),
+    started,
     position,
-    total,
   };
+  // No total when none is known: a made-up one would come back as the episode's length.
+  if (total !== undefined) action.total = total;
   if (row.guid !== undefined) action.guid = row.guid;
   return action;
 }

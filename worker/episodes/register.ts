@@ -1,5 +1,7 @@
 // Listening state as last-writer-wins registers: each field carries the time of the change on the device that
-// made it, and a value replaces another only when newer. Pure functions: the store applies what they return.
+// made it, compared in whole seconds (the wire's unit). Every change is a `play` action: it sets the position
+// and says whether the episode is played (position at the total), and the total when known. Pure functions:
+// the store applies what they return.
 
 /** One field's value and the time (epoch ms) of the change that set it. */
 export interface Register<T> {
@@ -21,27 +23,41 @@ export interface FieldChange {
   played?: boolean;
 }
 
-/** Apply a change made at `at` to every field it names, where it is newer than what the field holds. */
-export function applyChange(fields: EpisodeFields, change: FieldChange, at: number): EpisodeFields {
-  const next: EpisodeFields = { ...fields };
-  const set = <K extends keyof EpisodeFields>(key: K, value: NonNullable<EpisodeFields[K]>['value'] | undefined) => {
-    if (value === undefined) return;
-    const held = fields[key];
-    // A tie goes to the greater value (true over false), whatever the order the two arrive in, so every device
-    // settles on the same one; a replayed action (our own echo, a second copy) changes nothing.
-    if (held && (held.at > at || (held.at === at && !(value > held.value)))) return;
-    next[key] = { value, at } as EpisodeFields[K];
-  };
-  set('position', change.position);
-  set('total', change.total);
-  set('played', change.played);
-  return next;
-}
+/** A field's name. */
+export type FieldKey = keyof FieldChange;
 
-/** Whether two field sets hold the same values and times (a merge that changes nothing writes nothing). */
-export function sameFields(a: EpisodeFields, b: EpisodeFields): boolean {
-  const eq = (x?: Register<unknown>, y?: Register<unknown>) => x === y || (!!x && !!y && x.value === y.value && x.at === y.at);
-  return eq(a.position, b.position) && eq(a.total, b.total) && eq(a.played, b.played);
+const KEYS: readonly FieldKey[] = ['position', 'total', 'played'];
+
+/** The whole second of a stamp (epoch ms): what the wire carries, so what every comparison uses. */
+export const secondOf = (at: number): number => Math.floor(at / 1000);
+
+/**
+ * Apply a change stamped `at` to every field it names where it wins: a newer second replaces what the field
+ * holds, an older one never does; in the same second `tie(key)` decides (a local change wins: the listener just
+ * made it; a remote one wins unless the field holds a pending local change, which would otherwise lose to the
+ * server's copy of what it replaces). A tie won with the value already held changes nothing (an echo of our own
+ * upload). Returns the new fields and the names of those that changed.
+ */
+export function applyChange(
+  fields: EpisodeFields,
+  change: FieldChange,
+  at: number,
+  tie: (key: FieldKey) => boolean,
+): { fields: EpisodeFields; changed: FieldKey[] } {
+  const next: EpisodeFields = { ...fields };
+  const changed: FieldKey[] = [];
+  for (const key of KEYS) {
+    const value = change[key];
+    if (value === undefined) continue;
+    const held = fields[key];
+    if (held) {
+      const [mine, theirs] = [secondOf(at), secondOf(held.at)];
+      if (mine < theirs || (mine === theirs && (!tie(key) || (held.value === value && held.at >= at)))) continue;
+    }
+    (next as Record<FieldKey, Register<unknown>>)[key] = { value, at };
+    changed.push(key);
+  }
+  return { fields: next, changed };
 }
 
 /** The time of the newest change in the fields (0 when none). */
@@ -50,35 +66,28 @@ export function changedAt(fields: EpisodeFields): number {
 }
 
 /**
- * What a gPodder `play` action says: a position, the duration when known, and played when the position reached
- * the end (the protocol's only "played"); a play at 0 is "unplayed" (see the README: `new` is ignored by most
- * players and dropped by Nextcloud).
+ * What a `play` action says (a pulled one, or a local `setProgress`): the position (clamped to the length), the
+ * total when it carries one, and played = the position reached the length: its own, else the last known one
+ * (`known`). Without any length it is not played: a position of an unknown length cannot be its end. So a newer
+ * play short of the end un-plays, whoever made it; a play at 0 is "unplayed" (the README says why `new` is not).
  */
-export function fromPlay(position: number, total: number | undefined): FieldChange {
-  const change: FieldChange = { position };
-  if (total !== undefined) {
-    change.total = total;
-    change.played = position >= total;
-  }
-  if (position === 0) change.played = false;
+export function fromPlay(position: number, total: number | undefined, known?: number): FieldChange {
+  const length = total ?? known;
+  const at = length === undefined ? position : Math.min(position, length);
+  const change: FieldChange = { position: at, played: length !== undefined && at >= length };
+  if (total !== undefined) change.total = total;
   return change;
 }
 
 /**
- * The `play` action that carries the fields' state: played is position = total (a duration the app never gave
- * is taken as the position reached, at least 1 s, so players that ignore a position of 0 still read it).
+ * The `play` action that carries the fields' state: the position, and the total only when one is known (a
+ * made-up one would come back from the server as the episode's length). Played is position = total; a state
+ * not played whose position reached a total learned later goes a second short of it, so no one reads it as played.
  */
-export function toPlay(fields: EpisodeFields): { position: number; total: number } {
+export function toPlay(fields: EpisodeFields): { position: number; total?: number } {
   const position = Math.max(0, Math.round(fields.position?.value ?? 0));
-  const known = fields.total ? Math.round(fields.total.value) : undefined;
-  if (fields.played?.value === true) {
-    const total = Math.max(1, known ?? position);
-    return { position: total, total };
-  }
-  if (fields.played?.value === false && (fields.position === undefined || fields.played.at >= fields.position.at)) {
-    return { position: 0, total: Math.max(1, known ?? 1) };
-  }
-  const total = Math.max(1, known ?? position, position);
-  // Not played: a position at the very end would read as played elsewhere.
+  if (!fields.total) return { position };
+  const total = Math.round(fields.total.value);
+  if (fields.played?.value === true) return { position: total, total };
   return { position: Math.min(position, total - 1), total };
 }

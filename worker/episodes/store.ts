@@ -7,7 +7,8 @@ import type { PlayAction } from '../gpodder/episode-wire.ts';
 import { holdOver } from '../hold.ts';
 import type { StoreCore } from '../store/core.ts';
 import { episodeIndex, mediaKey, matchEpisode } from './identity.ts';
-import { applyChange, changedAt, fromPlay, type EpisodeFields, type FieldChange } from './register.ts';
+import { applyChange, changedAt, fromPlay, type EpisodeFields, type FieldChange, type FieldKey } from './register.ts';
+import { withSent } from './upload-play.ts';
 
 /** A local change to record: the fields, and whether it may wait for the progress interval. */
 export interface LocalEpisodeChange {
@@ -71,27 +72,30 @@ function withFields(row: StoredEpisode, fields: EpisodeFields): StoredEpisode {
 }
 
 /**
- * A local change as it is recorded: played sets the position to the end (which must be known: `invalid`
- * otherwise), unplayed to 0, a position past the length is the length; undefined when it changes nothing
- * (marking what already holds: no upload).
+ * A local change as it is recorded, a `play` like any other (register.ts `fromPlay`): progress keeps the last
+ * known total when given none, is clamped to it and is played when it reached it (short of it, it un-plays);
+ * played sets the position to the total (which must be known: `invalid` otherwise), unplayed to 0. Undefined
+ * when it changes nothing (marking what already holds: no upload).
  */
 function settledChange(row: StoredEpisode, given: FieldChange): FieldChange | undefined {
-  const change = { ...given };
-  const total = change.total ?? row.total?.value;
-  if (change.played === true) {
+  const total = given.total ?? row.total?.value;
+  if (given.played === true) {
     if (total === undefined) throw new SyncError('invalid', "markPlayed(ref, true) needs the episode's length: call setProgress with a total first");
-    change.position = total;
+    if (row.played?.value === true && row.position?.value === total) return undefined;
+    return { played: true, position: total };
   }
-  if (change.played === false) change.position = 0;
-  if (change.position !== undefined && total !== undefined && change.position > total) change.position = total;
-  const holds = (key: keyof FieldChange) => change[key] === undefined || row[key]?.value === change[key];
-  if (change.played !== undefined && row.played && holds('played') && holds('position') && holds('total')) return undefined;
-  return change;
+  if (given.played === false) {
+    if (row.played?.value === false && (row.position?.value ?? 0) === 0) return undefined;
+    return { played: false, position: 0 };
+  }
+  return fromPlay(given.position ?? 0, given.total, row.total?.value);
 }
 
-/** Whether newer values hold every field the pending change set: it is overtaken and must not be sent. */
-function overtaken(row: StoredEpisode, pending: PendingEpisode): boolean {
-  return pending.fields.every((key) => (row[key]?.at ?? 0) > pending.at);
+/** The pending change without the fields a remote value just replaced; undefined once none is left (overtaken: never sent). */
+function pendingLeft(pending: PendingEpisode, replaced: readonly FieldKey[]): PendingEpisode | undefined {
+  const fields = pending.fields.filter((key) => !replaced.includes(key));
+  if (!fields.length) return undefined;
+  return fields.length === pending.fields.length ? pending : { ...pending, fields };
 }
 
 /** The store's listening-state part. */
@@ -136,9 +140,11 @@ export function createEpisodeStore({ db, transact }: StoreCore) {
     },
 
     /**
-     * Record a local change made at `wall` (device time, sent to the server; `now` is the engine's steady time,
-     * which waits are measured in), stamped newer than anything the row holds (a device clock behind
-     * another device's must not make the listener's own seek lose), and queue it: one pending change per row.
+     * Record a local change made at `wall` (device time, the stamp it is sent with; `now` is the engine's steady
+     * time, which waits are measured in) and queue it: one pending change per row. It wins every field whose
+     * value is from its second or before (the listener just made it); a field holding a value from a later
+     * second keeps it (another device's newer change, or a stamp from the future, taken as stamped), and a change
+     * that wins nothing queues nothing.
      */
     async recordLocal(ref: EpisodeRef, local: LocalEpisodeChange, wall: number, now: number, interval: number): Promise<StoredEpisode> {
       const media = mediaKey(ref.episode);
@@ -146,17 +152,19 @@ export function createEpisodeStore({ db, transact }: StoreCore) {
         const row = identify(await find({ ...ref, media }), ref, media);
         const change = settledChange(row, local.change);
         if (!change) return row;
-        // Wire times are whole seconds: the change must be newer than what the row holds after that rounding too.
-        const at = Math.max(wall, (Math.floor(changedAt(row) / 1000) + 1) * 1000);
-        const next = withFields(row, applyChange(fieldsOf(row), change, at));
-        const keys = FIELDS.filter((key) => change[key] !== undefined);
+        const applied = applyChange(fieldsOf(row), change, wall, () => true);
+        if (!applied.changed.length) return row;
+        const next = withFields(row, applied.fields);
         const held = row.pending;
         next.pending = {
           version: (held?.version ?? 0) + 1,
-          at,
-          fields: [...new Set([...(held?.fields ?? []), ...keys])],
+          at: wall,
+          fields: [...new Set([...(held?.fields ?? []), ...applied.changed])],
           attempts: held?.attempts ?? 0,
         };
+        // Where this stretch began: the position before the first change not yet uploaded.
+        const from = held ? held.from : row.position?.value;
+        if (from !== undefined) next.pending.from = from;
         delete next.error;
         // Progress waits out the interval since this episode's last upload (never longer, whatever the clock did).
         const throttledUntil = next.sentAt === undefined || next.sentAt > now ? now : Math.min(next.sentAt + interval, now + interval);
@@ -194,16 +202,22 @@ export function createEpisodeStore({ db, transact }: StoreCore) {
           if (action.guid !== undefined) ref.guid = action.guid;
           const row = index.find({ ...ref, media });
           const fields = fieldsOf(row ?? ({} as StoredEpisode));
-          const merged = applyChange(fields, fromPlay(action.position ?? 0, action.total), action.at);
-          if (row && changedAt(merged) === changedAt(fields) && FIELDS.every((k) => merged[k] === fields[k])) continue;
+          // In the same second a pending local change wins; otherwise the remote one does (the later in the answer).
+          const pendingFields = row?.pending?.fields ?? [];
+          const applied = applyChange(fields, fromPlay(action.position ?? 0, action.total, fields.total?.value), action.at, (key) => !pendingFields.includes(key));
+          if (row && !applied.changed.length) continue;
           // A remote action does not rename a row the app knows (its ref must keep finding it): only a guid is learned.
           let next = row ? { ...row } : identify(undefined, ref, media);
           if (row && row.guid === undefined && ref.guid !== undefined) next.guid = ref.guid;
-          next = withFields(next, merged);
-          if (next.pending && overtaken(next, next.pending)) {
-            delete next.pending;
-            delete next.due;
-            delete next.heldAt;
+          next = withFields(next, applied.fields);
+          if (next.pending) {
+            const left = pendingLeft(next.pending, applied.changed);
+            if (left) next.pending = left;
+            else {
+              delete next.pending;
+              delete next.due;
+              delete next.heldAt;
+            }
           }
           byId.set(next.id, next);
           // Later actions of this batch must find the row as it is now (a new one, or one that learned its guid).
@@ -245,7 +259,8 @@ export function createEpisodeStore({ db, transact }: StoreCore) {
         const out: StoredEpisode[] = [];
         rows.forEach((row, i) => {
           if (!row?.pending) return;
-          const next: StoredEpisode = { ...row };
+          // Whatever the outcome, the server may hold this pair now: it is never sent again (upload-play.ts).
+          const next: StoredEpisode = { ...row, sent: withSent(row.sent, uploads[i]!.row) };
           const same = row.pending.version === uploads[i]!.version;
           if (outcome.retryAt !== undefined) {
             next.pending = { ...row.pending, attempts: row.pending.attempts + 1 };

@@ -1,6 +1,7 @@
 // gPodder v2 / Nextcloud episode actions on the wire: validated on the way in, written on the way out in the
 // one timestamp form every server accepts.
 import { SyncError } from '../../src/errors.ts';
+import { feedUrlOf } from '../feed-url.ts';
 import { parseTimestamp } from '../time.ts';
 
 /** A `play` action as uploaded: seconds throughout; `timestamp` is UTC `YYYY-MM-DDTHH:MM:SS`. */
@@ -13,10 +14,11 @@ export interface WirePlayAction {
   timestamp: string;
   started: number;
   position: number;
-  total: number;
+  /** Absent when the length is unknown. */
+  total?: number;
 }
 
-/** A `play` action as read: its time in epoch ms; position and total when the server gave usable ones. */
+/** A `play` action as read: its time in epoch ms (whole seconds); whole-second position and, when known, total. */
 export interface PlayAction {
   podcast: string;
   episode: string;
@@ -31,13 +33,15 @@ export interface WireEpisodeActions {
   actions: PlayAction[];
   /** How many actions the answer held, of any kind (mygpo pages by a full answer of 1,000). */
   count: number;
+  /** Plays (and items) that did not validate: skipped, and counted in the run's report. */
+  skipped: number;
   timestamp: number;
 }
 
 /** Longest position or duration taken from a server, in seconds (a year: anything longer is garbage). */
 export const MAX_SECONDS = 366 * 24 * 3600;
-/** Timestamps outside these years are refused: no listening happened before 2000 or after 9999. */
-const EARLIEST = Date.UTC(2000, 0, 1);
+/** Timestamps outside these years do not validate (the hostile-world rule for every server time). */
+const EARLIEST = Date.UTC(1970, 0, 1);
 const LATEST = Date.UTC(9999, 11, 31);
 
 const bad = (detail: string) => new SyncError('bad-response', `episode actions: ${detail}`);
@@ -47,29 +51,35 @@ export function formatActionTime(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().slice(0, 19);
 }
 
-/** A server's seconds field: a finite number in [0, MAX_SECONDS], or undefined (absent, -1, garbage). */
-function secondsField(value: unknown): number | undefined {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > MAX_SECONDS) return undefined;
-  return value;
+/** A server's seconds field, rounded: a number in [0, MAX_SECONDS]; `unknown` for -1, null or absent; else `bad`. */
+function secondsField(value: unknown): number | 'unknown' | 'bad' {
+  if (value === undefined || value === null || value === -1) return 'unknown';
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > MAX_SECONDS) return 'bad';
+  return Math.round(value);
 }
 
 /**
- * One action of a pull, or undefined when it is not a usable `play` (another kind, a position-less play, no
- * readable time): skipping one action never blocks the others. A non-object or a non-string URL is garbage
- * from the server, and refuses the answer.
+ * One item of a pull: a usable `play`; null for another kind of action (`download`, `delete`, `new`: not
+ * listening state, ignored); undefined for an item that does not validate, which the caller skips and counts
+ * (not an object, a URL that is not an `http(s)` string, a bad stamp, a negative or -1 position, a bad total).
+ * One bad item never refuses the answer. A total of -1, 0, null or none is unknown.
  */
-export function parseAction(value: unknown): PlayAction | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw bad('an action is not a JSON object');
+export function parseAction(value: unknown): PlayAction | null | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
   const o = value as Record<string, unknown>;
-  if (typeof o.podcast !== 'string' || typeof o.episode !== 'string') throw bad('an action has no podcast or episode URL');
-  if (typeof o.action !== 'string' || o.action.toLowerCase() !== 'play') return undefined;
+  if (typeof o.action === 'string' && o.action.toLowerCase() !== 'play') return null;
+  if (typeof o.action !== 'string') return undefined;
+  const podcast = feedUrlOf(o.podcast);
+  const episode = feedUrlOf(o.episode);
+  if (podcast === undefined || episode === undefined) return undefined;
   const at = typeof o.timestamp === 'string' ? parseTimestamp(o.timestamp) : undefined;
   if (at === undefined || at < EARLIEST || at > LATEST) return undefined;
   const position = secondsField(o.position);
-  if (position === undefined) return undefined;
   const total = secondsField(o.total);
-  const action: PlayAction = { podcast: o.podcast, episode: o.episode, at, position };
-  if (total !== undefined && total > 0) action.total = total;
+  if (typeof position !== 'number' || total === 'bad') return undefined;
+  // Whole seconds: the wire's unit, and what every comparison uses (a fraction must not out-rank its second).
+  const action: PlayAction = { podcast, episode, at: Math.floor(at / 1000) * 1000, position };
+  if (typeof total === 'number' && total > 0) action.total = total;
   if (typeof o.guid === 'string' && o.guid !== '') action.guid = o.guid;
   return action;
 }
@@ -85,9 +95,11 @@ export function parseEpisodeActions(value: unknown, maxActions: number): WireEpi
     throw bad('timestamp is not a number of seconds');
   }
   const actions: PlayAction[] = [];
+  let skipped = 0;
   for (const item of o.actions) {
     const action = parseAction(item);
     if (action) actions.push(action);
+    else if (action === undefined) skipped++;
   }
-  return { actions, count: o.actions.length, timestamp: Math.floor(timestamp) };
+  return { actions, count: o.actions.length, skipped, timestamp: Math.floor(timestamp) };
 }
