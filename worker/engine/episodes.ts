@@ -86,12 +86,21 @@ export function episodeMethods(
   };
 }
 
-/** A run's episode pull (where the protocol has listening state). */
+/**
+ * A run's episode pull (where the protocol has listening state). A full reconcile too large to read fails the
+ * run (`bad-response`, not retried: the next reconcile waits its interval) once the incremental pull is in.
+ */
 export async function pullEpisodeState(ctx: EngineContext, store: Store): Promise<number> {
   const transport = ctx.transport.episodes;
   if (!transport) return 0;
-  const refs = await pullEpisodes(transport, store.episodes, ctx.steadyNow());
+  const { refs, refused } = await pullEpisodes(transport, store.episodes, ctx.steadyNow());
   emitEpisodes(ctx, refs);
+  if (refused) {
+    throw new SyncError('bad-response', `the full reconcile of listening state was refused, pulls go on from the last one: ${refused.message}`, {
+      ...(refused.status === undefined ? {} : { status: refused.status }),
+      cause: refused,
+    });
+  }
   return refs.length;
 }
 
