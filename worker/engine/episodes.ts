@@ -3,7 +3,7 @@
 import { SyncError } from '../../src/errors.ts';
 import type { EpisodeFilter, EpisodeRef, EpisodeState, ProgressChange } from '../../src/types.ts';
 import { MAX_SECONDS } from '../gpodder/episode-wire.ts';
-import { pullEpisodes } from '../episodes/pull.ts';
+import { RECONCILE_INTERVAL, pullEpisodes } from '../episodes/pull.ts';
 import { pushEpisodes } from '../episodes/push.ts';
 import { episodeState, type LocalEpisodeChange } from '../episodes/store.ts';
 import type { Store } from '../store/store.ts';
@@ -96,7 +96,7 @@ export async function pullEpisodeState(ctx: EngineContext, store: Store): Promis
   const { refs, refused } = await pullEpisodes(transport, store.episodes, ctx.steadyNow());
   emitEpisodes(ctx, refs);
   if (refused) {
-    throw new SyncError('bad-response', `the full reconcile of listening state was refused, pulls go on from the last one: ${refused.message}`, {
+    throw new SyncError('bad-response', `listening state: the full reconcile is too large to read (${refused.message}); pulls go on from the last one, and the reconcile is tried again in ${RECONCILE_INTERVAL / 3_600_000} h`, {
       ...(refused.status === undefined ? {} : { status: refused.status }),
       cause: refused,
     });
