@@ -84,6 +84,8 @@ export interface PendingEpisode {
   /** The position before this change began (the upload's `started`: where this stretch of listening began). */
   from?: number;
   attempts: number;
+  /** 5xx answers in a row to the uploads that carried it (a lost connection is no answer and leaves it; another answer resets it). */
+  serverErrors?: number;
   lastError?: ErrorInfo;
 }
 
@@ -92,8 +94,10 @@ export interface StoredEpisode {
   /** Local key: the feed URL and the guid (or the media key when there is none) at creation. */
   id: string;
   podcast: string;
-  /** The enclosure URL as last given. */
+  /** The enclosure URL as last given (or as the server's upload answer rewrote it). */
   episode: string;
+  /** The URL the server's upload answer rewrote to `episode`: the app naming it again does not bring it back. */
+  renamedFrom?: string;
   /** The enclosure URL without query or fragment: the identity when there is no guid. */
   media: string;
   guid?: string;

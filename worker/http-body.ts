@@ -1,5 +1,6 @@
 // Reading a response body with a bound: a server (or whatever answers for it) may send any number of bytes,
 // and `response.text()` would hold them all in memory before anything could look at them.
+import { SyncError, type SyncErrorInit } from '../src/errors.ts';
 
 /**
  * The most bytes of one response body the engine reads: 16 MiB. The largest legitimate answer is an unpaged
@@ -8,19 +9,30 @@
  */
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
+/** An answer too large to read (`bad-response`), told apart so a caller may ask for less instead. */
+export class TooLarge extends SyncError {
+  constructor(message: string, init?: SyncErrorInit) {
+    super('bad-response', message, init);
+  }
+}
+
 /** A body read up to a limit: its text, or `over` when it is longer (the rest is never read). */
 export interface BoundedBody {
   text: string;
   over: boolean;
 }
 
+/** Whether the declared length is over `limit` (then the body is cancelled unread). */
+async function declaredOver(response: Response, limit: number): Promise<boolean> {
+  const declared = Number(response.headers.get('Content-Length'));
+  if (!(Number.isFinite(declared) && declared > limit)) return false;
+  await response.body?.cancel().catch(() => undefined);
+  return true;
+}
+
 /** Read `response`'s body as UTF-8 text, at most `limit` bytes; a longer body is cancelled, not read. */
 export async function readBounded(response: Response, limit: number): Promise<BoundedBody> {
-  const declared = Number(response.headers.get('Content-Length'));
-  if (Number.isFinite(declared) && declared > limit) {
-    await response.body?.cancel().catch(() => undefined);
-    return { text: '', over: true };
-  }
+  if (await declaredOver(response, limit)) return { text: '', over: true };
   if (!response.body) return { text: await response.text(), over: false };
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -43,4 +55,48 @@ export async function readBounded(response: Response, limit: number): Promise<Bo
   }
   // As `response.text()` decodes: UTF-8, a leading BOM dropped, bad sequences replaced (validation judges them).
   return { text: new TextDecoder().decode(whole), over: false };
+}
+
+/** What a body read as it arrives: `blank` when it held nothing but whitespace, `over` when it passed the limit. */
+export interface StreamedBody {
+  blank: boolean;
+  over: boolean;
+}
+
+/**
+ * Read `response`'s body as UTF-8 text handed to `write` chunk by chunk, at most `limit` bytes: only the chunk
+ * being read is held. A longer body is cancelled; so is the rest of one `write` throws on (its error goes on).
+ */
+export async function readStreaming(response: Response, limit: number, write: (text: string) => void): Promise<StreamedBody> {
+  if (await declaredOver(response, limit)) return { blank: true, over: true };
+  const decoder = new TextDecoder();
+  let blank = true;
+  const hand = (text: string) => {
+    if (text === '') return;
+    if (blank && text.trim() !== '') blank = false;
+    write(text);
+  };
+  if (!response.body) {
+    hand(await response.text());
+    return { blank, over: false };
+  }
+  const reader = response.body.getReader();
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) {
+        await reader.cancel().catch(() => undefined);
+        return { blank, over: true };
+      }
+      hand(decoder.decode(value, { stream: true }));
+    }
+  } catch (error) {
+    await reader.cancel().catch(() => undefined);
+    throw error;
+  }
+  hand(decoder.decode());
+  return { blank, over: false };
 }

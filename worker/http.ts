@@ -1,8 +1,8 @@
-import { SyncError, type SyncErrorCode } from '../src/errors.ts';
+import { SyncError, isSyncError, type SyncErrorCode } from '../src/errors.ts';
 import type { Auth, Clock } from '../src/types.ts';
 import { MAX_SERVER_DELAY } from './backoff.ts';
 import { timeoutSignal } from './clock.ts';
-import { MAX_BODY_BYTES, readBounded } from './http-body.ts';
+import { MAX_BODY_BYTES, TooLarge, readBounded, readStreaming, type StreamedBody } from './http-body.ts';
 
 /** What the HTTP layer needs from the engine. */
 export interface HttpOptions {
@@ -33,6 +33,11 @@ export interface HttpResponse {
 export interface RequestOptions {
   /** The caller reads nothing of a 2xx answer, so an empty or non-JSON one will do (mygpo answers a device registration with an empty 200). */
   ignoreBody?: boolean;
+  /**
+   * Hand a 2xx body (but 204) to `write` as its text arrives, up to `limit` bytes, instead of parsing it whole:
+   * the answer's `body` is then undefined. What `write` throws ends the request (a `SyncError` keeps its code).
+   */
+  stream?: { limit: number; write(text: string): void };
 }
 
 /** The HTTP layer: JSON requests to the base URL's origin only, typed errors for every failure. */
@@ -158,7 +163,9 @@ export function createHttp(options: HttpOptions): Http {
     const signal = AbortSignal.any([options.signal, timeout.signal]);
     options.onRequest?.();
     let response: Response;
-    let read: { text: string; over: boolean };
+    let read = { text: '', over: false };
+    let streamed: StreamedBody | undefined;
+    let refused: { error: unknown; status: number } | undefined;
     try {
       response = await options.fetch(target.href, {
         method,
@@ -173,11 +180,27 @@ export function createHttp(options: HttpOptions): Http {
       });
       if (isRedirect(response)) {
         await response.body?.cancel().catch(() => undefined);
-        read = { text: '', over: false };
-      } else read = await readBounded(response, limit);
+      } else if (how.stream && response.ok && response.status !== 204) {
+        const { write } = how.stream;
+        streamed = await readStreaming(response, how.stream.limit, (text) => {
+          try {
+            write(text);
+          } catch (error) {
+            refused = { error, status: response.status };
+            throw error;
+          }
+        });
+      }
+      else read = await readBounded(response, limit);
     } catch (cause) {
       if (options.signal.aborted) throw new SyncError('closed', `${label}: the engine is closed`, { cause });
       if (timeout.signal.aborted) throw new SyncError('timeout', `${label}: no answer within ${options.timeout} ms`, { cause });
+      // The stream's reader refused the body (not JSON, not the shape it reads): the server's answer, not a lost connection.
+      if (refused) {
+        const { error, status } = refused;
+        if (isSyncError(error)) throw new SyncError(error.code, `${label}: ${error.message}`, { status, cause: error });
+        throw error;
+      }
       throw new SyncError('network', `${label}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
     } finally {
       timeout.clear();
@@ -191,7 +214,12 @@ export function createHttp(options: HttpOptions): Http {
         ...(status ? { status } : {}),
       });
     }
-    if (response.ok && read.over) throw new SyncError('bad-response', `${label}: the body is over ${limit} bytes`, { status });
+    if (streamed) {
+      if (streamed.over) throw new TooLarge(`${label}: the body is over ${how.stream!.limit} bytes`, { status });
+      if (streamed.blank) throw new SyncError('bad-response', `${label}: an empty ${status} (only 204 means no content)`, { status });
+      return { status, body: undefined };
+    }
+    if (response.ok && read.over) throw new TooLarge(`${label}: the body is over ${limit} bytes`, { status });
     if (response.ok && (status === 204 || how.ignoreBody)) return { status, body: undefined };
     let parsed: unknown;
     let parseFailed = false;

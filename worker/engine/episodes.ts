@@ -3,7 +3,7 @@
 import { SyncError } from '../../src/errors.ts';
 import type { EpisodeFilter, EpisodeRef, EpisodeState, ProgressChange } from '../../src/types.ts';
 import { MAX_SECONDS } from '../gpodder/episode-wire.ts';
-import { pullEpisodes } from '../episodes/pull.ts';
+import { RECONCILE_INTERVAL, pullEpisodes } from '../episodes/pull.ts';
 import { pushEpisodes } from '../episodes/push.ts';
 import { episodeState, type LocalEpisodeChange } from '../episodes/store.ts';
 import type { Store } from '../store/store.ts';
@@ -86,13 +86,23 @@ export function episodeMethods(
   };
 }
 
-/** A run's episode pull (where the protocol has listening state): episodes changed, actions skipped as invalid. */
+/**
+ * A run's episode pull (where the protocol has listening state): episodes changed, actions skipped as invalid. A
+ * full reconcile too large to read fails the run (`bad-response`, not retried: the next reconcile waits its
+ * interval) once the incremental pull is in.
+ */
 export async function pullEpisodeState(ctx: EngineContext, store: Store): Promise<{ pulled: number; skipped: number }> {
   const transport = ctx.transport.episodes;
   if (!transport) return { pulled: 0, skipped: 0 };
-  const { changed, skipped } = await pullEpisodes(transport, store.episodes, ctx.steadyNow());
-  emitEpisodes(ctx, changed);
-  return { pulled: changed.length, skipped };
+  const { refs, skipped, refused } = await pullEpisodes(transport, store.episodes, ctx.steadyNow());
+  emitEpisodes(ctx, refs);
+  if (refused) {
+    throw new SyncError('bad-response', `listening state: the full reconcile is too large to read (${refused.message}); pulls go on from the last one, and the reconcile is tried again in ${RECONCILE_INTERVAL / 3_600_000} h`, {
+      ...(refused.status === undefined ? {} : { status: refused.status }),
+      cause: refused,
+    });
+  }
+  return { pulled: refs.length, skipped };
 }
 
 /** The feeds this account subscribes to now (episode actions for others wait: opodsync would subscribe them). */

@@ -21,6 +21,10 @@ export interface LocalEpisodeChange {
 export interface EpisodeUpload {
   row: StoredEpisode;
   version: number;
+  /** The enclosure URL sent, when the server's answer rewrote it ... */
+  sent?: string;
+  /** ... to this one, which the row stores (and sends) from then on. */
+  renamed?: string;
 }
 
 const FIELDS = ['position', 'total', 'played'] as const;
@@ -115,7 +119,9 @@ export function createEpisodeStore({ db, transact }: StoreCore) {
       if (ref.guid !== undefined) fresh.guid = ref.guid;
       return fresh;
     }
-    const next = { ...row, episode: ref.episode, media };
+    // The URL the server rewrote stays what is stored and sent while the app names the one it replaced.
+    const next = ref.episode === row.renamedFrom ? { ...row } : { ...row, episode: ref.episode, media };
+    if (next.episode !== row.episode) delete next.renamedFrom;
     if (ref.guid !== undefined) next.guid = ref.guid;
     return next;
   }
@@ -260,11 +266,16 @@ export function createEpisodeStore({ db, transact }: StoreCore) {
         rows.forEach((row, i) => {
           if (!row?.pending) return;
           // Whatever the outcome, the server may hold this pair now: it is never sent again (upload-play.ts).
-          const next: StoredEpisode = { ...row, sent: withSent(row.sent, uploads[i]!.row) };
-          const same = row.pending.version === uploads[i]!.version;
+          const upload = uploads[i]!;
+          const next: StoredEpisode = { ...row, sent: withSent(row.sent, upload.row) };
+          const same = row.pending.version === upload.version;
           if (outcome.retryAt !== undefined) {
             next.pending = { ...row.pending, attempts: row.pending.attempts + 1 };
             if (outcome.error) next.pending.lastError = outcome.error;
+            // A 5xx adds to the run of them; another answer ends it; no answer at all (no status) leaves it.
+            const serverErrors = outcome.error?.code === 'server' ? (row.pending.serverErrors ?? 0) + 1 : outcome.error?.status === undefined ? row.pending.serverErrors : 0;
+            if (serverErrors) next.pending.serverErrors = serverErrors;
+            else delete next.pending.serverErrors;
             next.due = outcome.retryAt;
             next.heldAt = now;
           } else if (same) {
@@ -275,9 +286,18 @@ export function createEpisodeStore({ db, transact }: StoreCore) {
             else next.sentAt = now;
           } else {
             // Edited while it was on its way: the newer version goes after the interval (or a flush).
+            next.pending = { ...row.pending };
+            delete next.pending.serverErrors;
             next.sentAt = now;
             next.due = Math.max(row.due ?? now, now + interval);
             next.heldAt = now;
+          }
+          // The server stores the episode under the URL its answer named: found and sent by it from then on (unless
+          // the app gave another one since).
+          if (outcome.retryAt === undefined && upload.renamed !== undefined && row.episode === upload.sent) {
+            next.episode = upload.renamed;
+            next.media = mediaKey(upload.renamed);
+            next.renamedFrom = upload.sent;
           }
           out.push(next);
         });

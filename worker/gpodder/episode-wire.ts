@@ -2,6 +2,7 @@
 // one timestamp form every server accepts.
 import { SyncError } from '../../src/errors.ts';
 import { feedUrlOf } from '../feed-url.ts';
+import { createListReader } from '../json-stream.ts';
 import { parseTimestamp } from '../time.ts';
 
 /** A `play` action as uploaded: seconds throughout; `timestamp` is UTC `YYYY-MM-DDTHH:MM:SS`. */
@@ -28,21 +29,29 @@ export interface PlayAction {
   total?: number;
 }
 
-/** A pull answer: the `play` actions (others dropped) and the server's `timestamp` (seconds). */
-export interface WireEpisodeActions {
-  actions: PlayAction[];
+/** What a pull answer held besides its `play` actions (handed out one by one as they are read). */
+export interface EpisodeAnswer {
   /** How many actions the answer held, of any kind (mygpo pages by a full answer of 1,000). */
   count: number;
-  /** Plays (and items) that did not validate: skipped, and counted in the run's report. */
+  /** Of those, how many were plays (or items) that did not validate: skipped, and counted in the run's report. */
   skipped: number;
+  /** The server's `timestamp` (seconds). */
   timestamp: number;
 }
 
+/** A pull answer read whole: the `play` actions (others dropped) and what else it held. */
+export interface WireEpisodeActions extends EpisodeAnswer {
+  actions: PlayAction[];
+}
+
+/** Longest action read (UTF-16 units): a real one is well under 4 KiB; a longer one is skipped unparsed. */
+export const MAX_ACTION_CHARS = 64 * 1024;
+
 /** Longest position or duration taken from a server, in seconds (a year: anything longer is garbage). */
 export const MAX_SECONDS = 366 * 24 * 3600;
-/** Timestamps outside these years do not validate (the hostile-world rule for every server time). */
-const EARLIEST = Date.UTC(1970, 0, 1);
-const LATEST = Date.UTC(9999, 11, 31);
+/** Timestamps outside the years 1970–9999 are refused (what every store and `Date` of this engine can hold). */
+const EARLIEST = 0;
+const LATEST = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 const bad = (detail: string) => new SyncError('bad-response', `episode actions: ${detail}`);
 
@@ -84,22 +93,54 @@ export function parseAction(value: unknown): PlayAction | null | undefined {
   return action;
 }
 
-/** Validate a pull answer: `{ actions: [...], timestamp }`; refuses a timestamp that is not a sane time. */
+/** The server's `timestamp`: seconds within the years 1970–9999. */
+function answerTimestamp(value: unknown): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value * 1000 > LATEST) throw bad('timestamp is not a number of seconds');
+  return Math.floor(value);
+}
+
+/** Counts the items of an answer and hands each usable `play` to `take`: the one rule both readers follow. */
+function actionTaker(take: (action: PlayAction) => void, maxActions: number) {
+  let count = 0;
+  let skipped = 0;
+  return {
+    item(value: unknown): void {
+      if (++count > maxActions) throw bad(`more than ${maxActions} actions in one answer`);
+      // undefined: an item too long to be an action, never parsed (skipped); null: another kind (ignored).
+      const action = value === undefined ? undefined : parseAction(value);
+      if (action) take(action);
+      else if (action === undefined) skipped++;
+    },
+    answer(listed: boolean, timestamp: unknown): EpisodeAnswer {
+      if (!listed) throw bad('actions is not a list');
+      return { count, skipped, timestamp: answerTimestamp(timestamp) };
+    },
+  };
+}
+
+/**
+ * Read a pull answer as its text arrives: `{ actions: [...], timestamp }`, members in any order. Each usable
+ * `play` goes to `take` as soon as it is read, so the answer is never held whole; `end()` refuses (`bad-response`)
+ * a malformed envelope. At most `maxActions` actions.
+ */
+export function episodeActionsReader(take: (action: PlayAction) => void, maxActions: number): { write(text: string): void; end(): EpisodeAnswer } {
+  const taker = actionTaker(take, maxActions);
+  const reader = createListReader({ what: 'episode actions', list: 'actions', keep: ['timestamp'], maxChars: MAX_ACTION_CHARS, item: taker.item });
+  return {
+    write: reader.write,
+    end() {
+      const { listed, members } = reader.end();
+      return taker.answer(listed, members.get('timestamp'));
+    },
+  };
+}
+
+/** Validate a pull answer already parsed: the checks `episodeActionsReader` makes as it reads. */
 export function parseEpisodeActions(value: unknown, maxActions: number): WireEpisodeActions {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw bad('the answer is not a JSON object');
   const o = value as Record<string, unknown>;
-  if (!Array.isArray(o.actions)) throw bad('actions is not a list');
-  if (o.actions.length > maxActions) throw bad(`more than ${maxActions} actions in one answer`);
-  const timestamp = o.timestamp;
-  if (typeof timestamp !== 'number' || !Number.isFinite(timestamp) || timestamp < 0 || timestamp * 1000 > LATEST) {
-    throw bad('timestamp is not a number of seconds');
-  }
   const actions: PlayAction[] = [];
-  let skipped = 0;
-  for (const item of o.actions) {
-    const action = parseAction(item);
-    if (action) actions.push(action);
-    else if (action === undefined) skipped++;
-  }
-  return { actions, count: o.actions.length, skipped, timestamp: Math.floor(timestamp) };
+  const taker = actionTaker((a) => actions.push(a), maxActions);
+  if (Array.isArray(o.actions)) o.actions.forEach(taker.item);
+  return { actions, ...taker.answer(Array.isArray(o.actions), o.timestamp) };
 }

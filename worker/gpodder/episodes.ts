@@ -1,19 +1,32 @@
 // Episode actions over gPodder v2 and the Nextcloud app: one pull request per page, one upload per batch.
 import { SyncError } from '../../src/errors.ts';
 import type { Http } from '../http.ts';
-import { parseEpisodeActions, type WireEpisodeActions, type WirePlayAction } from './episode-wire.ts';
+import { episodeActionsReader, type EpisodeAnswer, type PlayAction, type WirePlayAction } from './episode-wire.ts';
+import { renames } from './renames.ts';
+import { parseUploaded } from './wire.ts';
 
-/** Most actions one answer may hold (mygpo pages by 1,000; opodsync and Nextcloud do not page at all). */
-export const MAX_ACTIONS_PER_ANSWER = 200_000;
+/**
+ * Most bytes of one episode pull answer: 64 MiB. opodsync and the Nextcloud app never page, so a full reconcile
+ * of a long-used opodsync account (every upload a row of ~300–400 bytes) is one answer of tens of MB. It is read
+ * as it arrives and reduced at once (never held whole), so this bounds the wait, not the memory.
+ */
+export const MAX_EPISODE_BODY_BYTES = 64 * 1024 * 1024;
+/** Most actions one answer may hold: a real 64 MiB answer holds ~200,000; this bounds a hostile one of tiny items. */
+export const MAX_ACTIONS_PER_ANSWER = 1_000_000;
 /** mygpo's page: an answer this full means more may follow (`timestamp` is then the last action's time). */
 export const MYGPO_PAGE = 1000;
 
+/** What an upload's answer says of the URLs sent: each one the server rewrote, and where to ("" = refused). */
+export interface EpisodeUploaded {
+  renamed: Map<string, string>;
+}
+
 /** What the engine asks of a protocol's episode actions. */
 export interface EpisodeTransport {
-  /** One pull request: the actions since `since` (seconds) and the answer's timestamp. */
-  pull(since: number): Promise<WireEpisodeActions>;
+  /** One pull request: the actions since `since` (seconds), each usable `play` handed to `take` as it is read. */
+  pull(since: number, take: (action: PlayAction) => void): Promise<EpisodeAnswer>;
   /** Upload actions (at most 100); resolves once the server took them all, else throws a `SyncError`. */
-  send(actions: readonly WirePlayAction[]): Promise<void>;
+  send(actions: readonly WirePlayAction[]): Promise<EpisodeUploaded>;
 }
 
 /** The episode-action endpoints of a dialect (`user` as the subscription paths name it). */
@@ -26,20 +39,27 @@ export function episodePaths(protocol: 'gpodder' | 'nextcloud', user: string): {
 /** Create the episode side of the gPodder transport. */
 export function createEpisodeTransport(http: Http, paths: () => { pull: string; upload: string }, ready: () => Promise<void>): EpisodeTransport {
   return {
-    async pull(since) {
+    async pull(since, take) {
       await ready();
-      const answer = await http.request('GET', http.url(paths().pull, { since }));
-      return parseEpisodeActions(answer.body, MAX_ACTIONS_PER_ANSWER);
+      const reader = episodeActionsReader(take, MAX_ACTIONS_PER_ANSWER);
+      const answer = await http.request('GET', http.url(paths().pull, { since }), undefined, { stream: { limit: MAX_EPISODE_BODY_BYTES, write: reader.write } });
+      // A 204 holds no answer.
+      if (answer.status === 204) throw new SyncError('bad-response', 'episode actions: the answer is not a JSON object', { status: 204 });
+      return reader.end();
     },
     async send(actions) {
       await ready();
       const answer = await http.request('POST', http.url(paths().upload), actions);
-      // Every dialect answers an object with the server's `timestamp`; anything else (an empty 2xx from a proxy
-      // that never forwarded it, an HTML page) may not have reached the server: the actions stay queued.
-      const body = answer.body as { timestamp?: unknown } | undefined;
-      if (typeof body !== 'object' || body === null || typeof body.timestamp !== 'number') {
-        throw new SyncError('bad-response', 'episode upload: the answer has no timestamp', { status: answer.status });
+      // Every dialect answers an object with the server's `timestamp` (mygpo adds `update_urls`); anything else (an
+      // empty 2xx from a proxy that never forwarded it, an HTML page) may not have reached the server: the actions
+      // stay queued. A rewrite to a URL the feed-URL rule refuses is ignored (see `settleUploaded` in episodes/push.ts).
+      let uploaded;
+      try {
+        uploaded = parseUploaded(answer.body);
+      } catch (cause) {
+        throw new SyncError('bad-response', `episode ${cause instanceof Error ? cause.message : 'upload answer: unreadable'}`, { status: answer.status, cause });
       }
+      return { renamed: renames(uploaded.update_urls) };
     },
   };
 }
