@@ -27,9 +27,10 @@ export function feedMoves(st: WorksetState): Map<string, string> {
 }
 
 /**
- * Where each of these feed URLs leads now, for those a subscription moved away from: an old URL aliases the row
- * that moved (gPodder keys a subscription by its URL), and the row's view has the URL it shows. Call inside a
- * transaction over `aliases` and `subscriptions`.
+ * Where each of these feed URLs leads now, for those a subscription moved away from: the subscription keyed by
+ * the URL (gPodder keys one by its URL), or the one an old URL aliases, shows another feed URL in its view (a
+ * move made, or a queued move held behind a removal). Call inside a transaction over `aliases` and
+ * `subscriptions`.
  */
 export async function renamedFeeds(db: SyncDatabase, urls: readonly string[]): Promise<Map<string, string>> {
   const at = new Map(urls.map((url) => [url, url]));
@@ -43,11 +44,9 @@ export async function renamedFeeds(db: SyncDatabase, urls: readonly string[]): P
       return true;
     });
   }
-  const moved = urls.filter((url) => at.get(url) !== url);
+  const rows = await db.subscriptions.bulkGet(urls.map((url) => at.get(url)!));
   const out = new Map<string, string>();
-  if (!moved.length) return out;
-  const rows = await db.subscriptions.bulkGet(moved.map((url) => at.get(url)!));
-  moved.forEach((url, i) => {
+  urls.forEach((url, i) => {
     const feedUrl = rows[i]?.feedUrl;
     if (feedUrl && feedUrl !== url) out.set(url, feedUrl);
   });
