@@ -6,6 +6,7 @@ import { randomUuid, steadyNow } from './clock.ts';
 import { createApi } from './engine/api.ts';
 import type { EngineContext, EngineState, RunState } from './engine/context.ts';
 import { emitStatus } from './engine/events.ts';
+import { emitEpisodes } from './engine/episodes.ts';
 import { background, startInterval } from './engine/schedule.ts';
 import { onMessage, runForwardedHere } from './engine/tabs.ts';
 import { createHttp } from './http.ts';
@@ -75,7 +76,8 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
       emitStatus(ctx);
     },
   });
-  const store = createStore(db, () => `local-${randomUuid(clock.random)}`);
+  // Episodes that moved with their feed's URL (whatever edit moved it) are told like any episode change.
+  const store = createStore(db, () => `local-${randomUuid(clock.random)}`, (episodes) => emitEpisodes(ctx, episodes));
   const transport =
     opts.protocol === 'opa'
       ? createOpaTransport(http, clock, opts.pageSize)

@@ -37,7 +37,18 @@ export interface EpisodeStory {
   guid: string;
   /** Its feed was never subscribed by anyone: nothing of it may be uploaded. */
   stray: boolean;
+  /**
+   * Where this device moved its feed (update(url, { feedUrl }), in order): the episode moves with the feed, so its
+   * state and uploads may be under any of these URLs (a move refused, or cut off by a crash, leaves it at an
+   * earlier one), never under two at once.
+   */
+  moves?: string[];
   changes: ModelChange[];
+}
+
+/** Every feed URL the episode may be under: the one it was touched under, then where its feed was moved. */
+export function feedsOf(story: EpisodeStory): string[] {
+  return [story.podcast, ...(story.moves ?? [])];
 }
 
 /**
@@ -92,9 +103,9 @@ export function convergedViolations(story: EpisodeStory, state: EpisodeState | u
 
 /**
  * Invariant 2 (nothing queued is lost): this device's newest sure change of the episode is on the server (an
- * action of this device stamped in its second or later), or a change of another device in a later second
- * overtook it, or one in its second already said the same, or the feed is not subscribed and the change still
- * waits (pending) in the engine.
+ * action of this device stamped in its second or later, under any URL its feed had), or a change of another
+ * device in a later second overtook it, or one in its second already said the same, or the feed is not
+ * subscribed and the change still waits (pending) in the engine.
  */
 export function lostViolations(
   story: EpisodeStory,
@@ -108,7 +119,8 @@ export function lostViolations(
   if (!mine.length) return [];
   const last = mine.reduce((a, b) => (b.at > a.at || (b.at === a.at && b.step > a.step) ? b : a));
   const second = secondOf(last.at);
-  const uploaded = log.some((a) => (device === undefined || a.device === device) && a.podcast === story.podcast && (a.guid === story.guid || a.episode === story.episode) && a.timestamp >= second);
+  const feeds = feedsOf(story);
+  const uploaded = log.some((a) => (device === undefined || a.device === device) && feeds.includes(a.podcast) && (a.guid === story.guid || a.episode === story.episode) && a.timestamp >= second);
   // Only a later second overtakes a pending change (it wins its own). The Nextcloud app keeps one row per episode,
   // the last upload whatever its time: a later upload of another device replaces this one's on the server (the
   // engine keeps the newer local value, as invariant 1 checks).
@@ -117,7 +129,7 @@ export function lostViolations(
   const held = story.changes.some((c) => c.source === 'foreign' && !c.maybe && secondOf(c.at) === second && Object.entries(last.fields).every(([k, v]) => c.fields[k as Key] === v));
   const waits = !subscribed && state?.pending === true;
   if (uploaded || overtaken || held || waits) return [];
-  return [`episodes lost: ${story.episode} (${story.podcast}): this device's change of step ${last.step} at ${new Date(last.at).toISOString()} (${JSON.stringify(last.fields)}) is neither on the server nor overtaken${subscribed ? '' : ' nor pending'} (engine: ${JSON.stringify(state)}; server: ${JSON.stringify(log.filter((x) => x.podcast === story.podcast && (x.guid === story.guid || x.episode === story.episode)))})`];
+  return [`episodes lost: ${story.episode} (${story.podcast}): this device's change of step ${last.step} at ${new Date(last.at).toISOString()} (${JSON.stringify(last.fields)}) is neither on the server nor overtaken${subscribed ? '' : ' nor pending'} (engine: ${JSON.stringify(state)}; server: ${JSON.stringify(log.filter((x) => feeds.includes(x.podcast) && (x.guid === story.guid || x.episode === story.episode)))})`];
 }
 
 /** Invariant 3: no action for a feed that was never subscribed (no other device names one: each is this device's). */

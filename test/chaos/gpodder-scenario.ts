@@ -7,12 +7,13 @@
 // script goes (no script URL in the store, nothing of another account in it or sent to it, no change in two
 // requests at once, no spin).
 import { isSyncError } from '../../src/errors.ts';
+import type { EpisodeState } from '../../src/types.ts';
 import type { SyncEngine } from '../../worker/index.ts';
 import { createSyncEngine } from '../../worker/index.ts';
 import { startGpodderServer } from '../server/gpodder/server.ts';
 import type { EpisodeActionView, GpodderDialect, GpodderServer, ListTarget } from '../server/gpodder/types.ts';
 import { chaosDbName, otherOrigin, readStore, Scope, settleEngine, sleep } from './fixtures.ts';
-import { convergedViolations, lostViolations, playFields, strayViolations, type EpisodeStory, type ModelChange } from './episode-model.ts';
+import { convergedViolations, feedsOf, lostViolations, playFields, strayViolations, type EpisodeStory, type ModelChange } from './episode-model.ts';
 import { accountMixViolations, overlapViolations, spinViolations, unsafeUrlViolations } from './invariants.ts';
 import {
   ALL_HOSTILE,
@@ -105,6 +106,10 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
   let step = 0;
   let fresh = 0;
   const freshFeed = () => `https://feeds.example/g${seed}/f${fresh++}.xml`;
+  // Where a feed moves: a host of its own, so the made-up episodes of the new URL (the catalog's, on the feed's
+  // host) share no enclosure URL with the moved ones. A moved feed is the same feed: mygpo, which names an
+  // episode by its URL within the podcast, would otherwise read a moved episode as the new URL's own.
+  const movedFeed = () => `https://moved-${fresh++}.example/g${seed}/feed.xml`;
   let refusals = false;
   let server: GpodderServer | undefined;
 
@@ -335,6 +340,24 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
     // URLs this device moved away from: the engine resolves them to where they moved (an old guid leads to the
     // newest entry), so the app's later calls use the current URL; other devices may still touch the old one.
     const movedAway = new Set<string>();
+    /** The step each URL was moved away at (its episodes went along). */
+    const movedAt = new Map<string, number>();
+    /** URLs this device removed. */
+    const removed = new Set<string>();
+    /**
+     * Every URL a story's episode may be under, in order: its own, and where its feed moved; before them, where
+     * it may have moved back to. A move that did not hold (refused, cut off by a crash, or dropped by a remove
+     * queued before it was sent) takes the subscription back, and everything listed under the URL it left with
+     * it (another device's actions pulled under it meanwhile included).
+     */
+    const placesOf = (story: EpisodeStory): string[] => {
+      const back: string[] = [];
+      for (let at = story.podcast, from = intent(at).movedFrom; from !== undefined && !back.includes(from); at = from, from = intent(at).movedFrom) {
+        if (!(intent(at).refused || removed.has(at) || intent(at).local?.maybe)) break;
+        back.unshift(from);
+      }
+      return [...back, ...feedsOf(story)];
+    };
     const current = () => known().filter((url) => !movedAway.has(url));
     type Record = (maybe: boolean, view?: { isSubscribed: boolean }) => void;
     const local = async (what: string, run: (e: SyncEngine) => Promise<unknown>, record: Record, e = engine): Promise<void> => {
@@ -367,9 +390,10 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
         return [`remove(${url})`, (e) => e.remove(url), (maybe) => {
           wants(url, false)(maybe);
           movedAway.add(url);
+          removed.add(url);
         }];
       }
-      const to = freshFeed();
+      const to = movedFeed();
       return [
         `update(${url}, {feedUrl: ${to}})`,
         (e) => e.update(url, { feedUrl: to }),
@@ -379,6 +403,9 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
           wants(to, view?.isSubscribed ?? true)(maybe || view === undefined);
           intent(to).movedFrom = url;
           movedAway.add(url);
+          movedAt.set(url, step);
+          // Its episodes move with it (whether the move holds is the server's to say: refused, they come back).
+          for (const story of episodes.values()) if (feedsOf(story).at(-1) === url) (story.moves ??= []).push(to);
         },
       ];
     };
@@ -474,7 +501,7 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
     const episodeViolations = async (subscribed: Set<string>): Promise<string[]> => {
       const out: string[] = [];
       const log = s.episodeLog({ family });
-      const same = (a: { podcast: string; episode: string; guid?: string | null }, e: EpisodeStory) => a.podcast === e.podcast && (a.guid === e.guid || a.episode === e.episode);
+      const same = (a: { podcast: string; episode: string; guid?: string | null }, e: EpisodeStory) => placesOf(e).includes(a.podcast) && (a.guid === e.guid || a.episode === e.episode);
       // This device's uploads, as stored or as sent (a row the Nextcloud app overwrote may have been pulled before):
       // changes that may count, at their whole second.
       const sent: { podcast: string; episode: string; guid?: string; timestamp: string; position: number; total: number }[] = [];
@@ -499,9 +526,20 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
       }
       const held = await engine.episodes();
       for (const story of episodes.values()) {
-        // A feed this device moved: its episodes may follow the move (the engine's to say), not checked here.
-        if (movedAway.has(story.podcast) || urls.get(story.podcast)?.movedFrom) continue;
-        const state = await engine.episode({ podcast: story.podcast, episode: story.episode, guid: story.guid });
+        // Under the URL its feed has now (a move this device made took it along), and under no other.
+        const found: { podcast: string; state: EpisodeState }[] = [];
+        for (const podcast of placesOf(story)) {
+          const held = await engine.episode({ podcast, episode: story.episode, guid: story.guid });
+          if (held) found.push({ podcast, state: held });
+        }
+        // Unless a URL it moved away from was subscribed again since (another device's add): a feed of its own
+        // then, whose actions on the server are its own episodes (the moved state is the later one's).
+        const again = (url: string) => (intent(url).foreign?.value === true && intent(url).foreign!.at >= (movedAt.get(url) ?? Infinity));
+        if (found.length > 1 && !found.slice(0, -1).every((f) => again(f.podcast))) {
+          out.push(`episodes moved: ${story.episode} is held under ${found.map((f) => f.podcast).join(' and ')}: ${JSON.stringify(found)}`);
+        }
+        const state = found.at(-1)?.state;
+        const podcast = found.at(-1)?.podcast ?? feedsOf(story).at(-1)!;
         // Each change's place in the server's answer (in one second the later wins, unless a local change pends).
         const listed = log.filter((a) => same(a, story));
         const ours = (a: EpisodeActionView) =>
@@ -523,11 +561,11 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
         // (the catalog's feeds on one host share media names) overwrites this one's row, as the real app does.
         if (family === 'nextcloud' && [...episodes.values()].some((e) => e !== story && e.episode === story.episode)) continue;
         // The Nextcloud app's rows keep no device: a row is this device's when no other device's action is newer.
-        out.push(...lostViolations(story, log, family === 'nextcloud' ? undefined : DEVICE, state, subscribed.has(story.podcast), family === 'nextcloud'));
+        out.push(...lostViolations(story, log, family === 'nextcloud' ? undefined : DEVICE, state, subscribed.has(podcast), family === 'nextcloud'));
       }
       for (const e of held) {
         if (e.pending && subscribed.has(e.podcast) && !e.error) out.push(`episodes: still pending on a subscribed feed: ${JSON.stringify(e)}`);
-        if (![...episodes.values()].some((story) => story.podcast === e.podcast && (story.guid === e.guid || story.episode === e.episode)) && !movedAway.has(e.podcast)) {
+        if (![...episodes.values()].some((story) => placesOf(story).includes(e.podcast) && (story.guid === e.guid || story.episode === e.episode))) {
           out.push(`episodes: the store holds an episode nobody touched: ${JSON.stringify(e)}`);
         }
       }

@@ -6,6 +6,7 @@ import type { EpisodeFilter, EpisodeRef, EpisodeState, ErrorInfo } from '../../s
 import type { PlayAction } from '../gpodder/episode-wire.ts';
 import { holdOver } from '../hold.ts';
 import type { StoreCore } from '../store/core.ts';
+import { renamedFeeds } from '../store/feed-moves.ts';
 import { episodeIndex, mediaKey, matchEpisode } from './identity.ts';
 import { applyChange, changedAt, fromPlay, type EpisodeFields, type FieldChange, type FieldKey } from './register.ts';
 import { withSent } from './upload-play.ts';
@@ -58,7 +59,8 @@ export function episodeRef(row: StoredEpisode): EpisodeRef {
   return row.guid === undefined ? { podcast: row.podcast, episode: row.episode } : { podcast: row.podcast, episode: row.episode, guid: row.guid };
 }
 
-const idFor = (podcast: string, guid: string | undefined, media: string) => `${podcast}\n${guid === undefined ? `m:${media}` : `g:${guid}`}`;
+/** A row's key: its feed URL and its guid (or media key when it has none) when it was created or moved there. */
+export const idFor = (podcast: string, guid: string | undefined, media: string) => `${podcast}\n${guid === undefined ? `m:${media}` : `g:${guid}`}`;
 
 function fieldsOf(row: StoredEpisode): EpisodeFields {
   const fields: EpisodeFields = {};
@@ -100,6 +102,11 @@ function pendingLeft(pending: PendingEpisode, replaced: readonly FieldKey[]): Pe
   const fields = pending.fields.filter((key) => !replaced.includes(key));
   if (!fields.length) return undefined;
   return fields.length === pending.fields.length ? pending : { ...pending, fields };
+}
+
+/** Whether newer values hold every field the pending change set: it is overtaken and must not be sent. */
+export function overtaken(row: StoredEpisode, pending: PendingEpisode): boolean {
+  return pending.fields.every((key) => (row[key]?.at ?? 0) > pending.at);
 }
 
 /** The store's listening-state part. */
@@ -196,7 +203,11 @@ export function createEpisodeStore({ db, transact }: StoreCore) {
      * whose state changed.
      */
     async applyRemote(actions: readonly PlayAction[], cursor?: EpisodeCursor): Promise<EpisodeRef[]> {
-      return transact('rw', [db.episodes, db.meta], async () => {
+      return transact('rw', [db.episodes, db.meta, db.aliases, db.subscriptions], async () => {
+        // An action under a feed URL a subscription moved away from is about its episode under the new one
+        // (another device still on the old URL, an upload made before the move read again).
+        const moved = await renamedFeeds(db, [...new Set(actions.map((a) => a.podcast))]);
+        if (moved.size) actions = actions.map((a) => (moved.has(a.podcast) ? { ...a, podcast: moved.get(a.podcast)! } : a));
         // Every row of the podcasts named, in one read, matched in memory (one awaited read per action made a
         // first sync of 10,000 states three times slower than writing them).
         const podcasts = [...new Set(actions.map((a) => a.podcast))];

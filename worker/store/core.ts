@@ -2,6 +2,7 @@
 import { Dexie, type DBCore, type Middleware, type Table } from 'dexie';
 import { SyncError } from '../../src/errors.ts';
 import type { SyncDatabase } from '../../src/schema.ts';
+import type { EpisodeRef } from '../../src/types.ts';
 import { judge, type Binding, type Guard, type Owner } from './claim.ts';
 import { createWorkset, type Workset } from './workset.ts';
 
@@ -140,7 +141,7 @@ export function isWebKit(userAgent = globalThis.navigator?.userAgent ?? ''): boo
 }
 
 /**
- * Create the core over an (unopened) database.
+ * Create the core over an (unopened) database; `onMoved` hears of episodes a committed edit moved with their feed.
  *
  * In WebKit (`serial`) the engine's transactions run one at a time, each after the one before has completed
  * or aborted. When a worker ends (terminate(), a reload, a closed tab) while it has two IndexedDB transactions
@@ -151,9 +152,10 @@ export function isWebKit(userAgent = globalThis.navigator?.userAgent ?? ''): boo
  * opening, a transaction without requests, is the one outside this.) Elsewhere transactions overlap: a pull's
  * pages queue behind each other and reads do not wait behind edits.
  */
-export function createStoreCore(db: SyncDatabase, serial = isWebKit()): StoreCore {
-  // `meta` only where it is used: another tab's status reads never wait behind an unguarded edit.
-  const data = [db.subscriptions, db.outbox, db.aliases];
+export function createStoreCore(db: SyncDatabase, serial = isWebKit(), onMoved: (episodes: EpisodeRef[]) => void = () => undefined): StoreCore {
+  // `meta` only where it is used: another tab's status reads never wait behind an unguarded edit. `episodes`:
+  // a subscription's feed URL that moves takes its listening state along (see episodes/move.ts).
+  const data = [db.subscriptions, db.outbox, db.aliases, db.episodes];
   const all = [...data, db.meta];
   const idle = serial ? trackTransactions(db) : () => Promise.resolve();
   let turn: Promise<unknown> = Promise.resolve();
@@ -207,6 +209,8 @@ export function createStoreCore(db: SyncDatabase, serial = isWebKit()): StoreCor
       db,
       transact,
       async edit(work, fresh, meta = false) {
+        /** Episodes the committed run moved with their feed. */
+        let moved: EpisodeRef[] = [];
         const run = (assumeFresh: boolean) =>
           transact('rw', meta ? all : data, async () => {
             // Another tab may have queued a change since the pull began: then nothing can be assumed absent. The
@@ -216,17 +220,19 @@ export function createStoreCore(db: SyncDatabase, serial = isWebKit()): StoreCor
             const ws = createWorkset(db, fresh && assumeFresh ? (key) => !((fresh.pull.written.get(key) ?? Infinity) < fresh.batch) : undefined);
             const result = await work(ws);
             const changed = await ws.flush();
+            moved = ws.moved();
             // Whatever it wrote beyond the keys its batch claimed (nothing, as pulls write today) later batches read.
             if (fresh) for (const key of ws.written()) if (!fresh.pull.written.has(key)) fresh.pull.written.set(key, fresh.batch);
             if (queued && (await queued) !== 0) throw new NotFresh();
             return { result, changed };
           });
-        try {
-          return await run(fresh !== undefined);
-        } catch (error) {
+        const done = await run(fresh !== undefined).catch((error: unknown) => {
           if (!(error instanceof NotFresh)) throw error;
-          return await run(false);
-        }
+          return run(false);
+        });
+        // Committed: the episodes that moved with a feed are told (the edit's own caller tells its guids).
+        if (moved.length) onMoved(moved);
+        return done;
       },
       read(work) {
         return transact('r', data, work);

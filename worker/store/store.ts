@@ -1,5 +1,6 @@
 // The local database: every read and every atomic edit the engine makes. Network I/O never happens here.
 import type { SyncDatabase } from '../../src/schema.ts';
+import type { EpisodeRef } from '../../src/types.ts';
 import { createAcks } from './acks.ts';
 import type { Guard } from './claim.ts';
 import { createStoreCore, type StoreCore } from './core.ts';
@@ -32,8 +33,11 @@ export interface Store extends ReturnType<typeof parts> {
   guarded(guard: Guard): Store;
 }
 
-/** Create the store over an (unopened) database; `newGuid` names local adds the server has not named yet. */
-export function createStore(db: SyncDatabase, newGuid: () => string): Store {
+/**
+ * Create the store over an (unopened) database; `newGuid` names local adds the server has not named yet,
+ * `onMoved` hears of episodes an edit moved with their feed's URL (once committed).
+ */
+export function createStore(db: SyncDatabase, newGuid: () => string, onMoved?: (episodes: EpisodeRef[]) => void): Store {
   const over = (core: StoreCore): Store => ({ ...parts(core, newGuid), guarded: (guard) => over(core.guarded(guard)) });
-  return over(createStoreCore(db));
+  return over(createStoreCore(db, undefined, onMoved));
 }

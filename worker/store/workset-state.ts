@@ -1,5 +1,6 @@
 // The in-memory side of a unit of work: what it read, what it changed, and the lookups every step uses.
 import type { StoredChange, StoredSubscription, SyncDatabase } from '../../src/schema.ts';
+import type { EpisodeRef } from '../../src/types.ts';
 
 export const MAX_HOPS = 64;
 
@@ -19,6 +20,8 @@ export interface WorksetState {
   readonly touched: Set<string>;
   /** Keys of the rows and aliases written by `flush`. */
   writtenKeys: string[];
+  /** Episodes `flush` moved with their feed (old refs and new). */
+  readonly movedEpisodes: EpisodeRef[];
 }
 
 /** An empty unit of work over `db`. */
@@ -36,6 +39,7 @@ export function createWorksetState(db: SyncDatabase, absent: (key: string) => bo
     newChanges: [],
     touched: new Set(),
     writtenKeys: [],
+    movedEpisodes: [],
   };
 }
 

@@ -8,6 +8,7 @@ import { flush, written } from './workset-flush.ts';
 import { loadChange, preload } from './workset-load.ts';
 import { alias, changes, createWorksetState, resolve, row, unalias } from './workset-state.ts';
 import type { ServerBase, StoredChange, StoredSubscription } from '../../src/schema.ts';
+import type { EpisodeRef } from '../../src/types.ts';
 
 /** Edits gathered for one transaction. */
 export interface Workset {
@@ -39,10 +40,12 @@ export interface Workset {
   flush(): Promise<string[]>;
   /** Keys of the rows and aliases this unit of work wrote (after `flush`). */
   written(): string[];
+  /** Episodes moved with their feed's URL (after `flush`): under the old URL and under the new. */
+  moved(): EpisodeRef[];
 }
 
 /**
- * Start a unit of work; call inside a read-write transaction over all four tables. `absent` names keys
+ * Start a unit of work; call inside a read-write transaction over the data tables (see `StoreCore.edit`). `absent` names keys
  * the caller knows are in neither the rows nor the aliases table, so they are not read (a first pull into
  * an empty store would otherwise spend half its time reading nothing: `bulkGet` is one request per key).
  */
@@ -63,5 +66,6 @@ export function createWorkset(db: SyncDatabase, absent: (key: string) => boolean
     recompute: (key) => recompute(st, key),
     flush: () => flush(st),
     written: () => written(st),
+    moved: () => st.movedEpisodes,
   };
 }
