@@ -272,6 +272,30 @@ describe('gPodder: a server clock going backwards, or out of range (item 10)', (
     expect(sinces.at(-1)).toBe(0);
   });
 
+  it('remove() of a feed a full listing left out while a subscribe of it was queued still unsubscribes it (chaos gPodder seed 285)', async () => {
+    const clock = { now: 1_700_000_000_000 };
+    const s = await gpodder('mygpo', clock);
+    const e = engine(s);
+    s.foreign.add([feed(1)]);
+    await e.sync();
+    await e.update(feed(1), { isSubscribed: false });
+    await settle(e);
+    expect(s.subscribed({ device: 'web-player' })).toEqual([]);
+    // A subscribe that cannot go yet; then a full listing (the server's clock jumped) leaves the feed out.
+    s.failNext(100, 503, { method: 'POST' });
+    await e.update(feed(1), { isSubscribed: true });
+    clock.now += 3_600_000;
+    await e.sync();
+    expect(s.log().filter((r) => r.method === 'GET' && r.path.includes('/subscriptions/')).at(-1)?.query.since).toBe('0');
+    // The listener changes their mind: the queued subscribe must not go on its own.
+    await e.remove(feed(1));
+    s.clearFaults();
+    await e.sync();
+    await settle(e);
+    expect(s.subscribed({ device: 'web-player' })).toEqual([]);
+    expect((await e.subscriptions({ subscribed: true })).map((x) => x.guid)).toEqual([]);
+  });
+
   it('a timestamp of 1e300 is refused as bad-response and stores nothing', async () => {
     const s = await gpodder();
     const e = engine(s, { fetch: answering(() => ({ add: [feed(1)], remove: [], timestamp: 1e300 })) });

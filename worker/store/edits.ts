@@ -90,7 +90,9 @@ export function createEdits(core: StoreCore, newGuid: () => string) {
         const key = ws.resolve(guid);
         const row = ws.row(key);
         if (!row || (!row.base && row.pending === 0)) throw new SyncError('not-found', `no subscription ${guid}`);
-        if (row.deleted !== undefined) return key;
+        // Deleted already, unless a change still queued would bring it back (gPodder: a subscribe queued before a
+        // full listing left the feed out): that one must not go on its own.
+        if (row.deleted !== undefined && row.pending === 0) return key;
         const waiting = ws.changes(key).filter((c) => c.state === 'queued' && !inFlight.has(c.id ?? -1) && c.sent !== true);
         if (!row.base && ws.changes(key).every((c) => c.state === 'failed' || waiting.includes(c))) {
           // An add that never left this device needs no DELETE: dropping it (and its edits) is the deletion.
