@@ -33,6 +33,8 @@ export default defineConfig({
       // The page entry and engine entry keep their deps external; the worker bundle carries its own.
       external: ['dexie', 'comlink'],
       output: {
+        minify: { codegen: true },
+        topLevelVar: false,
         codeSplitting: {
           // The Dexie schema in a chunk of its own, apart from the errors both entries share: with
           // "sideEffects": false an app that never calls openSyncDatabase leaves Dexie out of its page bundle.
