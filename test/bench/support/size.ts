@@ -1,7 +1,7 @@
 // Bundle sizes: gzip bytes (zlib level 9) of what a page loads from the package (the page entry and the local
 // chunks it imports statically; dexie and comlink are the app's, external) and of the module worker it spawns
 // (self-contained: its own Dexie and comlink). Read from `npm run build`'s dist/ when it is complete, else from
-// a copy built into a temp dir with the library build's worker settings (vite.config.ts's own `worker`).
+// a copy built into a temp dir by the same Vite build (vite.config.ts).
 // The worker's source map splits it by module: the engine's own share is the bundle without Dexie's and
 // comlink's code. The store's addition to the page entry is the entry built as is minus built without it.
 import { existsSync } from 'node:fs';
@@ -12,7 +12,6 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build, type Plugin } from 'vite';
-import config from '../../../vite.config.ts';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -142,29 +141,15 @@ function withoutStore(): Plugin {
   };
 }
 
-/**
- * Build a copy of the package (page entry + worker asset): the page entry alone, with the library build's
- * settings; the worker with the library build's own worker config (its Dexie build, its output options).
- */
+/** Build a copy of the package into `outDir`: `npm run build`'s Vite step as it is, plus `plugins`. */
 async function ownBuild(outDir: string, plugins: Plugin[] = []): Promise<void> {
   await build({
-    configFile: false,
+    configFile: join(repo, 'vite.config.ts'),
     root: repo,
     logLevel: 'warn',
     clearScreen: false,
-    base: './',
     plugins,
-    build: {
-      outDir,
-      emptyOutDir: true,
-      target: config.build?.target ?? 'es2022',
-      minify: config.build?.minify ?? true,
-      sourcemap: true,
-      reportCompressedSize: false,
-      lib: { entry: { index: join(repo, 'src/index.ts') }, formats: ['es'] },
-      rolldownOptions: { external: ['dexie', 'comlink'] },
-    },
-    worker: config.worker,
+    build: { outDir, emptyOutDir: true, reportCompressedSize: false },
   });
 }
 
