@@ -1,6 +1,7 @@
 import { proxy, releaseProxy, wrap, type Remote } from 'comlink';
 import { SyncError } from './errors.ts';
 import type { EventSink, WorkerApi, WorkerStartOptions } from './protocol.ts';
+import { notify } from './notify.ts';
 import { installErrorTransfer } from './transfer.ts';
 import { createStores } from './store.ts';
 import type { ClientOptions, Listener, StoreOptions, SyncApi, SyncEvents, SyncStore } from './types.ts';
@@ -33,13 +34,7 @@ export function createSyncClient(options: ClientOptions): SyncClient {
   let closed = false;
 
   const sink: EventSink = (event, payload) => {
-    for (const listener of listeners[event] as Set<Listener<typeof event>>) {
-      try {
-        listener(payload);
-      } catch (error) {
-        console.error('opa-sync: a listener threw', error);
-      }
-    }
+    for (const listener of listeners[event] as Set<Listener<typeof event>>) notify(listener, payload);
   };
   // A worker that never loads (its file not served, a Content-Security-Policy that forbids it) only fires
   // `error`: without this every call would wait forever for an answer.

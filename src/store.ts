@@ -1,6 +1,7 @@
 // The reactive store: the engine's reads folded into frozen snapshots that a UI framework can render, one
 // store per podcast asked for (plus the plain one), all fed by one read loop.
 import { SyncError } from './errors.ts';
+import { notify } from './notify.ts';
 import type { Listener, SyncApi, SyncEvents, SyncSnapshot, SyncStatus, SyncStore, Unsubscribe } from './types.ts';
 
 /** What the store reads from: the client (or the engine in-process). */
@@ -10,27 +11,23 @@ export type StoreSource = Pick<SyncApi, 'subscriptions' | 'pending' | 'failed' |
 
 /** At most one snapshot per this many ms: a timer, since `requestAnimationFrame` stops in hidden tabs. */
 const FRAME = 16;
-// What the next read covers. Status needs no read: its event carries it. Whose episodes: each view's `want`.
+// What the next read covers. Whose episodes: `podcasts`.
 const SUBS = 1;
 const QUEUE = 2;
-const STATUS = 4;
-const EPISODES = 8;
+/** Nothing to read by itself: the status an event brought, or the episodes of `podcasts`. */
+const OTHER = 4;
+/** The status, read at the start only: its events bring it after that. */
+const STATUS = 8;
 /** Up to this many changed rows are re-read alone (an edit, a small pull); more, and the whole list is. */
 const FEW = 100;
 
 type Data = Record<string, unknown>;
 
-/** One store: a podcast's (or the plain one, `podcast` undefined), its snapshot and listeners. */
+/** One store, a podcast's or the plain one (keyed by its podcast in `views`): its snapshot and listeners. */
 interface View {
-  podcast: string | undefined;
   snapshot: SyncSnapshot;
-  listeners: Set<{ fn: (s: SyncSnapshot) => void }>;
-  /**
-   * Whether its episodes need a read. The whole podcast's list is read, never single refs: there is no read
-   * by refs (each would be a round trip of its own), and merging single rows would repeat the engine's episode
-   * identity rule (guid, else enclosure URL) in the page. One podcast's list is small and read by an index.
-   */
-  want: boolean;
+  /** One function per subscription, so the same listener subscribed twice is two subscriptions. */
+  listeners: Set<(s: SyncSnapshot) => void>;
   store: SyncStore;
 }
 
@@ -43,24 +40,28 @@ function same(a: unknown, b: unknown): boolean {
 }
 
 function freeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.values(value).forEach(freeze);
+  // A primitive counts as frozen.
+  if (!Object.isFrozen(value)) {
+    Object.values(value as object).forEach(freeze);
     Object.freeze(value);
   }
   return value;
 }
 
-/** The new list, with every row equal to one in the old list being that old (frozen) row; the old list itself when nothing changed. */
-function share<T extends object>(old: readonly T[], next: T[], key: (row: T) => unknown): readonly T[] {
+/** `was` when `now` equals it, else `now` frozen. */
+const keep = <T>(was: T | undefined, now: T): T => (same(was, now) ? was! : freeze(now));
+
+/** A row of any list in a snapshot, by what tells it apart in its list: a queue entry's id, a subscription's guid, an episode's guid or else its URL. */
+type Row = { id?: number; guid?: string; episode?: string };
+const key = (row: Row) => row.id ?? row.guid ?? row.episode;
+
+/** The new list (none: not read), with every row equal to one in the old list being that old (frozen) row; the old list itself when nothing changed. */
+function share<T extends Row>(old: readonly T[], next: T[] | undefined): readonly T[] {
+  if (!next) return old;
   const byKey = new Map(old.map((row) => [key(row), row]));
-  const rows = next.map((row) => {
-    const was = byKey.get(key(row));
-    return was && same(was, row) ? was : freeze(row);
-  });
+  const rows = next.map((row) => keep(byKey.get(key(row)), row));
   return rows.length === old.length && rows.every((row, i) => row === old[i]) ? old : freeze(rows);
 }
-
-const changed = (next: SyncSnapshot, old: SyncSnapshot) => (Object.keys(next) as (keyof SyncSnapshot)[]).some((k) => next[k] !== old[k]);
 
 /**
  * Stores over `source`, one per podcast asked for (undefined: the plain store, with no episodes); they start
@@ -70,34 +71,44 @@ const changed = (next: SyncSnapshot, old: SyncSnapshot) => (Object.keys(next) as
 export function createStores(source: StoreSource): (podcast?: string) => SyncStore {
   const online = typeof navigator === 'undefined' || navigator.onLine !== false;
   const views = new Map<string | undefined, View>();
-  let dirty = SUBS | QUEUE;
+  let dirty = SUBS | QUEUE | STATUS;
   // The guids to re-read; undefined: the whole list.
   let keys: Set<string> | undefined;
+  /**
+   * The podcasts whose episodes the next read covers. A podcast's whole list is read, never single refs: there
+   * is no read by refs (each would be a round trip of its own), and merging single rows would repeat the
+   * engine's episode identity rule (guid, else enclosure URL) in the page. One podcast's list is small and read
+   * by an index.
+   */
+  let podcasts = new Set<string | undefined>();
   let status: SyncStatus | undefined;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let reading = false;
-  let last = -FRAME;
+  // A read is due (its timer set) or under way.
+  let busy = false;
+  // When the last read began: long ago, so the first one goes at once.
+  let last = 0;
 
   // One read at a time, the next one only after it: a slow read can never land after a newer one.
   const schedule = (parts: number) => {
     dirty |= parts;
-    if (dirty && timer === undefined && !reading) timer = setTimeout(read, Math.max(0, last + FRAME - Date.now()));
+    if (dirty && !busy) {
+      busy = true;
+      // A negative delay is none.
+      setTimeout(read, last + FRAME - Date.now());
+    }
   };
 
   function view(podcast: string | undefined, snapshot: SyncSnapshot): View {
     const listeners: View['listeners'] = new Set();
     const created: View = {
-      podcast,
       snapshot,
       listeners,
-      want: podcast !== undefined,
       store: {
         getSnapshot: () => created.snapshot,
         subscribe(listener) {
-          const entry = { fn: typeof listener === 'function' ? listener : (s: SyncSnapshot) => listener.next(s) };
-          listeners.add(entry);
-          call(entry.fn, created.snapshot);
-          const off = (() => void listeners.delete(entry)) as Unsubscribe;
+          const fn = (s: SyncSnapshot) => (typeof listener === 'function' ? listener(s) : listener.next(s));
+          listeners.add(fn);
+          notify(fn, created.snapshot);
+          const off = (() => void listeners.delete(fn)) as Unsubscribe;
           off.unsubscribe = off;
           return off;
         },
@@ -120,53 +131,48 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
   );
 
   async function read() {
-    timer = undefined;
-    reading = true;
     last = Date.now();
     const parts = dirty;
     const only = keys;
     dirty = 0;
     keys = new Set();
     // Whose episodes to read, taken now: a change during the read marks them for the next one.
-    const asked = [...views.values()];
-    const wanted = asked.map((view) => view.want);
-    for (const view of asked) view.want = false;
+    const asked = podcasts;
+    podcasts = new Set();
     try {
       const [subscriptions, pending, failed, first, episodes] = await Promise.all([
         parts & SUBS ? source.subscriptions(only && { guids: [...only] }) : undefined,
         parts & QUEUE ? source.pending() : undefined,
         parts & QUEUE ? source.failed() : undefined,
-        main.snapshot.ready || status ? undefined : source.status(),
+        parts & STATUS ? source.status() : undefined,
         Promise.all(
-          asked.map(
-            (view, i) =>
-              wanted[i] &&
-              // A protocol with no listening state (OPA): no episodes, and the store still gets ready.
-              source.episodes({ podcast: view.podcast! }).catch((error: SyncError) => (error?.code === 'unsupported' ? [] : Promise.reject(error))),
+          [...views.keys()].map(
+            (podcast) =>
+              asked.has(podcast)
+                ? // A protocol with no listening state (OPA): no episodes, and the store still gets ready.
+                  source.episodes({ podcast: podcast! }).catch((error: SyncError) => (error?.code === 'unsupported' ? [] : Promise.reject(error)))
+                : undefined,
           ),
         ),
       ]);
       const old = main.snapshot;
+      // An event that came during the read is newer than what the read asked for.
+      const latest = status ?? first ?? old.status;
       const next: SyncSnapshot = {
         ready: true,
-        subscriptions: subscriptions
-          ? share(
-              old.subscriptions,
-              // The changed rows merged into the rest, in the engine's order (IndexedDB's: by guid).
-              only ? [...old.subscriptions.filter((r) => !only.has(r.guid)), ...subscriptions].sort((a, b) => (a.guid < b.guid ? -1 : a.guid > b.guid ? 1 : 0)) : subscriptions,
-              (r) => r.guid,
-            )
-          : old.subscriptions,
-        pending: pending ? share(old.pending, pending, (c) => c.id) : old.pending,
-        failed: failed ? share(old.failed, failed, (c) => c.id) : old.failed,
-        // An event that came during the read is newer than what the read asked for.
-        status: same(old.status, status ?? first) ? old.status : freeze(status ?? first ?? old.status),
+        subscriptions: share(
+          old.subscriptions,
+          // The changed rows merged into the rest, in the engine's order (IndexedDB's: by guid, each once).
+          subscriptions && only ? [...old.subscriptions.filter((r) => !only.has(r.guid)), ...subscriptions].sort((a, b) => (a.guid < b.guid ? -1 : 1)) : subscriptions,
+        ),
+        pending: share(old.pending, pending),
+        failed: share(old.failed, failed),
+        status: keep(old.status, latest),
       };
       // Every store, also one made during the read (at the end of `views`: it gets the new lists now, its episodes at the next read).
       [...views.values()].forEach((view, i) => {
         const fresh = episodes[i];
         const was = view.snapshot;
-        const list = was.episodes!;
         const now: SyncSnapshot =
           view === main
             ? next
@@ -174,22 +180,21 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
                 ...next,
                 // Ready once its own episodes were read too.
                 ready: was.ready || !!fresh,
-                episodes: fresh ? share(list, fresh, (e) => e.guid ?? e.episode) : list,
+                episodes: share(was.episodes!, fresh),
               };
-        if (changed(now, was)) {
-          view.snapshot = freeze(now);
-          for (const listener of [...view.listeners]) call(listener.fn, view.snapshot);
-        }
+        // By value: a list `share` kept is the same object, so this compares the changed parts only.
+        view.snapshot = keep(was, now);
+        if (view.snapshot !== was) for (const fn of [...view.listeners]) notify(fn, view.snapshot);
       });
     } catch {
-      // Closed, or the database went away: the next event tries again.
+      // Closed, or the database went away: the next event tries again (the whole list, whatever was asked).
       dirty |= parts;
-      keys = only && keys && new Set([...only, ...keys]);
-      asked.forEach((view, i) => (view.want ||= wanted[i]!));
-      reading = false;
+      keys = undefined;
+      podcasts = new Set([...asked, ...podcasts]);
       return;
+    } finally {
+      busy = false;
     }
-    reading = false;
     schedule(0);
   }
 
@@ -197,17 +202,17 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
     for (const guid of guids) keys?.add(guid);
     if (keys && keys.size > FEW) keys = undefined;
     let parts = (guids.length ? SUBS | QUEUE : 0) | (queue ? QUEUE : 0);
-    for (const view of views.values()) {
-      if (episodes.some((ref) => ref.podcast === view.podcast)) {
-        view.want = true;
-        parts |= EPISODES;
+    for (const { podcast } of episodes) {
+      if (views.has(podcast)) {
+        podcasts.add(podcast);
+        parts |= OTHER;
       }
     }
     schedule(parts);
   });
   source.on('status', (payload) => {
     status = payload;
-    schedule(STATUS);
+    schedule(OTHER);
   });
   schedule(0);
 
@@ -216,16 +221,9 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
     let found = views.get(podcast);
     if (!found) {
       found = view(podcast, freeze({ ...main.snapshot, ready: false, episodes: [] }));
-      schedule(EPISODES);
+      podcasts.add(podcast);
+      schedule(OTHER);
     }
     return found.store;
   };
-}
-
-function call(fn: (s: SyncSnapshot) => void, snapshot: SyncSnapshot): void {
-  try {
-    fn(snapshot);
-  } catch (error) {
-    console.error('opa-sync: a listener threw', error);
-  }
 }

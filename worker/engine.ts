@@ -39,9 +39,6 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
     reachable: true,
     authPaused: false,
     closed: false,
-    lastError: undefined,
-    progress: undefined,
-    leaderStatus: undefined,
     requests: 0,
     needsPull: false,
     pullFailures: 0,
@@ -49,17 +46,10 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
     inFlight: new Set(),
   };
   const runs: RunState = {
-    running: undefined,
-    runningKind: undefined,
     pushStarted: false,
-    nextSync: undefined,
     nextBackground: true,
     pushAgain: false,
     timers: new Set(),
-    pushTimerAt: undefined,
-    pullRetry: undefined,
-    interval: undefined,
-    store: undefined,
     forwarded: new Map(),
   };
   const http = createHttp({
@@ -104,7 +94,6 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
     state,
     runs,
     listeners: { change: new Set(), status: new Set() },
-    bound: undefined,
     statusQueued: false,
     channel: openChannel(opts.dbName, (message) => onMessage(ctx, message)),
     leadership: acquireLeadership(opts.dbName, () => {

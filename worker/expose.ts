@@ -5,6 +5,33 @@ import type { EventSink, WorkerApi, WorkerStartOptions } from '../src/protocol.t
 import { installErrorTransfer } from '../src/transfer.ts';
 import { createSyncEngine, type SyncEngine } from './engine.ts';
 
+/** The engine's methods the page reaches as they are (`start` and `close` are the worker's own). */
+const FORWARDED = [
+  'setOnline',
+  'setVisible',
+  'sync',
+  'subscriptions',
+  'subscription',
+  'add',
+  'update',
+  'remove',
+  'deletion',
+  'pending',
+  'failed',
+  'retry',
+  'discard',
+  'status',
+  'setProgress',
+  'markPlayed',
+  'episode',
+  'episodes',
+  'setAuth',
+  'clear',
+] as const satisfies readonly Exclude<keyof WorkerApi, 'start' | 'close'>[];
+// A method added to WorkerApi and not listed above fails to compile here.
+type Never<T extends never> = T;
+type Unlisted = Never<Exclude<keyof WorkerApi, 'start' | 'close' | (typeof FORWARDED)[number]>>;
+
 /**
  * Serve the engine to a page's `createSyncClient` over comlink, from a worker of your own
  * (`createSyncClient({ ..., worker: new Worker(new URL('./my-worker.ts', import.meta.url), { type: 'module' }) })`).
@@ -16,7 +43,7 @@ export function exposeSyncEngine(endpoint: Parameters<typeof expose>[1] = global
     if (!engine) throw new SyncError('closed', 'the worker was not started');
     return engine;
   };
-  const api: WorkerApi = {
+  const api = {
     async start(options: WorkerStartOptions, sink: EventSink) {
       if (engine) throw new SyncError('invalid', 'the worker is already started');
       engine = createSyncEngine(options);
@@ -24,29 +51,11 @@ export function exposeSyncEngine(endpoint: Parameters<typeof expose>[1] = global
       engine.on('change', (payload) => void Promise.resolve(sink('change', payload)).catch(() => undefined));
       engine.on('status', (payload) => void Promise.resolve(sink('status', payload)).catch(() => undefined));
     },
-    setOnline: async (online) => current().setOnline(online),
-    setVisible: async (visible) => current().setVisible(visible),
-    sync: () => current().sync(),
-    subscriptions: (filter) => current().subscriptions(filter),
-    subscription: (guid) => current().subscription(guid),
-    add: (feedUrl, opts) => current().add(feedUrl, opts),
-    update: (guid, change) => current().update(guid, change),
-    remove: (guid) => current().remove(guid),
-    deletion: (id) => current().deletion(id),
-    pending: () => current().pending(),
-    failed: () => current().failed(),
-    retry: (id) => current().retry(id),
-    discard: (id) => current().discard(id),
-    status: () => current().status(),
-    setProgress: (ref, progress) => current().setProgress(ref, progress),
-    markPlayed: (ref, played) => current().markPlayed(ref, played),
-    episode: (ref) => current().episode(ref),
-    episodes: (filter) => current().episodes(filter),
-    setAuth: (auth) => current().setAuth(auth),
-    clear: () => current().clear(),
     close: async () => {
       await engine?.close();
     },
-  };
+  } as WorkerApi;
+  // Every other method goes to the engine as it is (comlink answers each call with a promise either way).
+  for (const name of FORWARDED) api[name] = ((...args: unknown[]) => (current()[name] as (...a: unknown[]) => unknown)(...args)) as never;
   expose(api, endpoint);
 }

@@ -30,6 +30,8 @@ export const REQUIRED_KEYS = [
   'episodes.offline.ms',
   'size.pageGzipBytes',
   'size.workerGzipBytes',
+  'size.workerOwnGzipBytes',
+  'size.storeGzipBytes',
 ] as const;
 
 function at(value: unknown, path: string): unknown {

@@ -130,8 +130,9 @@ beforeAll(async () => {
     // `npm pack` builds first through the `prepare` script (so a publish never ships a stale dist/).
     const packOutput = await run('npm', ['pack', '--json', '--pack-destination', work], repo);
     const indexJs = await readFile(join(repo, 'dist/index.js'), 'utf8');
-    // The worker URL is relative to the module (base './'), never a root-absolute /assets path.
-    const match = /new URL\(\s*"(assets\/[^"]+\.js)",\s*import\.meta\.url\s*\)/.exec(indexJs);
+    // The worker URL is relative to the module (base './'), never a root-absolute /assets path (in any quotes:
+    // the minified entry writes it as a template literal).
+    const match = /new URL\(\s*["'`](assets\/[^"'`]+\.js)["'`],\s*import\.meta\.url\s*\)/.exec(indexJs);
     if (!match) throw new Error(`dist/index.js does not spawn its worker from a module-relative URL:\n${indexJs.slice(0, 2000)}`);
     workerAsset = `dist/${match[1]}`;
     // The build may print before npm's JSON: parse from where the JSON array starts.

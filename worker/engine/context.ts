@@ -8,7 +8,7 @@ import type { ResolvedOptions } from '../options.ts';
 import type { Binding, Store } from '../store/store.ts';
 import type { Transport } from '../transport.ts';
 
-/** What the engine knows about itself right now (read by status, written by runs and the API). */
+/** What the engine knows about itself right now (read by status, written by runs and the API). Absent is unset. */
 export interface EngineState {
   auth: Auth | undefined;
   phase: SyncPhase;
@@ -19,10 +19,10 @@ export interface EngineState {
   /** Set by a 401/403 until `setAuth`. */
   authPaused: boolean;
   closed: boolean;
-  lastError: ErrorInfo | undefined;
-  progress: PullProgress | undefined;
+  lastError?: ErrorInfo;
+  progress?: PullProgress;
   /** The leader tab's last status, for a follower to report. */
-  leaderStatus: SyncStatus | undefined;
+  leaderStatus?: SyncStatus;
   /** HTTP requests sent so far (reports count their own). */
   requests: number;
   /** A push asked for a pull to reconcile (a 2xx it could not read). */
@@ -44,20 +44,20 @@ export interface Waiter<T> {
 
 /** The schedule's bookkeeping: the single-flight run, the timers, and who waits for what. */
 export interface RunState {
-  running: Promise<SyncReport> | undefined;
-  runningKind: 'sync' | 'push' | undefined;
+  running?: Promise<SyncReport>;
+  runningKind?: 'sync' | 'push';
   /** Whether the running sync has started pushing: a caller arriving then gets a run of its own. */
   pushStarted: boolean;
-  nextSync: Waiter<SyncReport> | undefined;
+  nextSync?: Waiter<SyncReport>;
   /** Whether everyone waiting for `nextSync` is a timer (a background run binds no signed-out store). */
   nextBackground: boolean;
   pushAgain: boolean;
   timers: Set<unknown>;
-  pushTimerAt: number | undefined;
-  pullRetry: unknown;
-  interval: unknown;
+  pushTimerAt?: number;
+  pullRetry?: unknown;
+  interval?: unknown;
   /** The running run's view of the store (see `runStore`): what the transport keeps goes through it. */
-  store: Store | undefined;
+  store?: Store;
   /** `sync()` calls forwarded to the leader tab, by request id. */
   forwarded: Map<string, Omit<Waiter<SyncReport>, 'promise'>>;
 }
@@ -80,7 +80,7 @@ export interface EngineContext {
   readonly runs: RunState;
   readonly listeners: { change: Set<Listener<'change'>>; status: Set<Listener<'status'>> };
   /** Settles with the store's epoch once this engine claimed it; `clear()` unsets it so the next sync binds again. */
-  bound: Promise<string> | undefined;
+  bound?: Promise<string>;
   /** Whether a status event is already queued (they are coalesced). */
   statusQueued: boolean;
 }

@@ -8,21 +8,22 @@ const ms = (value: string | undefined): number => (value === undefined ? 0 : (pa
 /** The newest of an entry's server times (ms). */
 const atOf = (w: WireSkipped): number => Math.max(ms(w.subscription_changed), ms(w.guid_changed), ms(w.deleted));
 
+/** `into` with the fields of `w` that `names` maps (wire name → engine name), those present only. */
+function renamed<T extends object>(into: T, w: object, names: Record<string, string>): T {
+  for (const [from, to] of Object.entries(names)) {
+    const v = (w as Record<string, unknown>)[from];
+    if (v !== undefined) (into as Record<string, unknown>)[to] = v;
+  }
+  return into;
+}
+
 /** A listed entry in the engine's terms. */
 export function toRemoteEntry(w: WireSubscription): RemoteEntry {
-  const dataAt = ms(w.subscription_changed);
-  const entry: RemoteEntry = {
-    guid: w.guid,
-    feedUrl: w.feed_url,
-    isSubscribed: w.is_subscribed,
-    at: atOf(w),
-    dataAt,
-  };
-  if (w.new_guid !== undefined) entry.newGuid = w.new_guid;
-  if (w.subscription_changed !== undefined) entry.subscriptionChanged = w.subscription_changed;
-  if (w.guid_changed !== undefined) entry.guidChanged = w.guid_changed;
-  if (w.deleted !== undefined) entry.deleted = w.deleted;
-  return entry;
+  return renamed(
+    { guid: w.guid, feedUrl: w.feed_url, isSubscribed: w.is_subscribed, at: atOf(w), dataAt: ms(w.subscription_changed) },
+    w,
+    { new_guid: 'newGuid', subscription_changed: 'subscriptionChanged', guid_changed: 'guidChanged', deleted: 'deleted' },
+  );
 }
 
 /** What a drain counts of a skipped entry: the guids it was listed under and its server time. */
@@ -34,23 +35,21 @@ export interface ListedOnly {
 
 /** A skipped entry as the drain counts it (never stored). */
 export function toListedOnly(w: WireSkipped): ListedOnly {
-  return { guid: w.guid, ...(w.new_guid === undefined ? {} : { newGuid: w.new_guid }), at: atOf(w) };
+  return renamed({ guid: w.guid, at: atOf(w) }, w, { new_guid: 'newGuid' });
 }
 
 /** One added entry of a POST answer in the engine's terms. */
 export function toAddedEntry(w: WireAddResult['success'][number]): AddedEntry {
-  const entry: AddedEntry = { guid: w.guid, feedUrl: w.feed_url, isSubscribed: w.is_subscribed };
-  if (w.subscription_changed !== undefined) entry.subscriptionChanged = w.subscription_changed;
-  return entry;
+  return renamed({ guid: w.guid, feedUrl: w.feed_url, isSubscribed: w.is_subscribed }, w, { subscription_changed: 'subscriptionChanged' });
 }
 
 /** A PATCH answer in the engine's terms. */
 export function toUpdateResult(w: WireUpdateResult): UpdateResult {
-  const result: UpdateResult = {};
-  if (w.new_feed_url !== undefined) result.feedUrl = w.new_feed_url;
-  if (w.is_subscribed !== undefined) result.isSubscribed = w.is_subscribed;
-  if (w.subscription_changed !== undefined) result.subscriptionChanged = w.subscription_changed;
-  if (w.new_guid !== undefined) result.newGuid = w.new_guid;
-  if (w.guid_changed !== undefined) result.guidChanged = w.guid_changed;
-  return result;
+  return renamed({}, w, {
+    new_feed_url: 'feedUrl',
+    is_subscribed: 'isSubscribed',
+    subscription_changed: 'subscriptionChanged',
+    new_guid: 'newGuid',
+    guid_changed: 'guidChanged',
+  });
 }

@@ -136,24 +136,34 @@ function int(o: Obj, key: string, what: string): number {
   return v;
 }
 
+/** A field check: the value at `key` of `o` validated (undefined when absent and not required). */
+type Check = (o: Obj, key: string, what: string, required: boolean) => unknown;
+
+/**
+ * The fields of `o` that `shape` names, each validated by its check in the order given (`true` after it:
+ * required); those absent are left out.
+ */
+function fields<T>(o: Obj, what: string, shape: Record<string, [Check, boolean?]>): T {
+  const out: Obj = {};
+  for (const [key, [check, required = false]] of Object.entries(shape)) {
+    const v = check(o, key, what, required);
+    if (v !== undefined) out[key] = v;
+  }
+  return out as T;
+}
+
 /** Validate one listed subscription entry's shape (`parsePage` then sorts out entries that break the rules). */
 export function parseSubscription(value: unknown): WireSubscription {
   const what = 'subscription entry';
-  const o = object(value, what);
-  const entry: WireSubscription = {
-    feed_url: str(o, 'feed_url', what, true)!,
-    guid: str(o, 'guid', what, true)!,
-    is_subscribed: bool(o, 'is_subscribed', what, true)!,
-  };
-  const sc = time(o, 'subscription_changed', what);
-  const ng = str(o, 'new_guid', what, false);
-  const gc = time(o, 'guid_changed', what);
-  const del = time(o, 'deleted', what);
-  if (sc !== undefined) entry.subscription_changed = sc;
-  if (ng !== undefined) entry.new_guid = ng;
-  if (gc !== undefined) entry.guid_changed = gc;
-  if (del !== undefined) entry.deleted = del;
-  return entry;
+  return fields(object(value, what), what, {
+    feed_url: [str, true],
+    guid: [str, true],
+    is_subscribed: [bool, true],
+    subscription_changed: [time],
+    new_guid: [str],
+    guid_changed: [time],
+    deleted: [time],
+  });
 }
 
 /** Validate a list page; `maxEntries` is the page size asked for (a bigger page is refused). */
@@ -164,9 +174,7 @@ export function parsePage(value: unknown, maxEntries: number): WirePage {
   if (!Array.isArray(list)) throw bad(what, 'subscriptions is not an array');
   if (list.length > maxEntries) throw bad(what, `${list.length} entries where at most ${maxEntries} were asked`);
   const page: WirePage = {
-    total: int(o, 'total', what),
-    page: int(o, 'page', what),
-    per_page: int(o, 'per_page', what),
+    ...fields<Pick<WirePage, 'total' | 'page' | 'per_page'>>(o, what, { total: [int], page: [int], per_page: [int] }),
     subscriptions: [],
     skipped: [],
   };
@@ -182,30 +190,20 @@ export function parsePage(value: unknown, maxEntries: number): WirePage {
       page.skipped.push(rest);
     }
   }
-  const next = str(o, 'next', what, false);
-  const previous = str(o, 'previous', what, false);
-  if (next !== undefined) page.next = next;
-  if (previous !== undefined) page.previous = previous;
-  return page;
+  return Object.assign(page, fields(o, what, { next: [str], previous: [str] }));
 }
 
 /** Validate a PATCH response (no body, a 204, is valid: applied, nothing more changed). */
 export function parseUpdateResult(value: unknown): WireUpdateResult {
   const what = 'update result';
   if (value === undefined) return {};
-  const o = object(value, what);
-  const result: WireUpdateResult = {};
-  const url = feedUrl(o, 'new_feed_url', what, false);
-  const sub = bool(o, 'is_subscribed', what, false);
-  const sc = time(o, 'subscription_changed', what);
-  const ng = guid(o, 'new_guid', what, false);
-  const gc = time(o, 'guid_changed', what);
-  if (url !== undefined) result.new_feed_url = url;
-  if (sub !== undefined) result.is_subscribed = sub;
-  if (sc !== undefined) result.subscription_changed = sc;
-  if (ng !== undefined) result.new_guid = ng;
-  if (gc !== undefined) result.guid_changed = gc;
-  return result;
+  return fields(object(value, what), what, {
+    new_feed_url: [feedUrl],
+    is_subscribed: [bool],
+    subscription_changed: [time],
+    new_guid: [guid],
+    guid_changed: [time],
+  });
 }
 
 /** Validate a POST response. */
@@ -217,14 +215,13 @@ export function parseAddResult(value: unknown): WireAddResult {
   if (!Array.isArray(success) || !Array.isArray(failure)) throw bad(what, 'success/failure are not arrays');
   return {
     success: success.map((item) => {
-      const e = object(item, what);
-      const entry: WireAddResult['success'][number] = {
-        feed_url: feedUrl(e, 'feed_url', what, true)!,
-        guid: guid(e, 'guid', what, true)!,
-        is_subscribed: bool(e, 'is_subscribed', what, false) ?? true,
-      };
-      const sc = time(e, 'subscription_changed', what);
-      if (sc !== undefined) entry.subscription_changed = sc;
+      const entry = fields<WireAddResult['success'][number]>(object(item, what), what, {
+        feed_url: [feedUrl, true],
+        guid: [guid, true],
+        is_subscribed: [bool],
+        subscription_changed: [time],
+      });
+      entry.is_subscribed ??= true;
       return entry;
     }),
     failure: failure.map((item) => {
@@ -237,21 +234,18 @@ export function parseAddResult(value: unknown): WireAddResult {
 /** Validate a DELETE response. */
 export function parseDeletionAccepted(value: unknown): WireDeletionAccepted {
   const what = 'deletion response';
-  const o = object(value, what);
-  const accepted: WireDeletionAccepted = { deletion_id: int(o, 'deletion_id', what) };
-  const message = str(o, 'message', what, false);
-  if (message !== undefined) accepted.message = message;
-  return accepted;
+  return fields(object(value, what), what, { deletion_id: [int], message: [str] });
+}
+
+/** A deletion job's status: one of the three the API names. */
+function status(o: Obj, key: string, what: string): WireDeletion['status'] {
+  const v = o[key];
+  if (v !== 'PENDING' && v !== 'SUCCESS' && v !== 'FAILURE') throw bad(what, `unknown status ${String(v)}`);
+  return v;
 }
 
 /** Validate a deletion status. */
 export function parseDeletion(value: unknown): WireDeletion {
   const what = 'deletion status';
-  const o = object(value, what);
-  const status = o.status;
-  if (status !== 'PENDING' && status !== 'SUCCESS' && status !== 'FAILURE') throw bad(what, `unknown status ${String(status)}`);
-  const deletion: WireDeletion = { deletion_id: int(o, 'deletion_id', what), status };
-  const message = str(o, 'message', what, false);
-  if (message !== undefined) deletion.message = message;
-  return deletion;
+  return fields(object(value, what), what, { status: [status], deletion_id: [int], message: [str] });
 }

@@ -137,7 +137,17 @@ export function rows(r: BenchResult): Row[] {
     const mw = mark(t, 'size.workerGzipBytes');
     const files = (part: 'page' | 'worker') => s.files.filter((f) => f.part === part).map((f) => f.file).join(' + ');
     out.push(['page entry, gzip', `${fmt(s.pageGzipBytes)} B`, `${files('page')} (${s.source})`, mp.target, mp.ok]);
+    const ms = mark(t, 'size.storeGzipBytes');
+    out.push(['store() addition to the page entry, gzip', `${fmt(s.storeGzipBytes)} B`, 'the page entry built as is minus built without the store', ms.target, ms.ok]);
     out.push(['worker bundle, gzip', `${fmt(s.workerGzipBytes)} B`, `${files('worker')} (${s.source})`, mw.target, mw.ok]);
+    const deps = s.workerDepsGzipBytes;
+    out.push([
+      "worker: the engine's own share, gzip",
+      s.workerOwnGzipBytes === undefined ? '–' : `${fmt(s.workerOwnGzipBytes)} B`,
+      deps ? `the bundle without Dexie (${fmt(deps.dexie)} B alone) and comlink (${fmt(deps.comlink)} B alone)` : 'no source map beside the bundle',
+      '',
+      '',
+    ]);
   }
   return out;
 }
