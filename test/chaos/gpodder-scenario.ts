@@ -352,8 +352,11 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
      */
     const placesOf = (story: EpisodeStory): string[] => {
       const back: string[] = [];
+      // A feed that ends unsubscribed here needs no upload of its moves: gPodder keeps no record of the new URL,
+      // and the view (with its episodes) may show the old one again.
+      const unsubscribed = intent(feedsOf(story).at(-1)!).local?.value === false;
       for (let at = story.podcast, from = intent(at).movedFrom; from !== undefined && !back.includes(from); at = from, from = intent(at).movedFrom) {
-        if (!(intent(at).refused || removed.has(at) || intent(at).local?.maybe)) break;
+        if (!(intent(at).refused || removed.has(at) || intent(at).local?.maybe || unsubscribed)) break;
         back.unshift(from);
       }
       return [...back, ...feedsOf(story)];

@@ -114,6 +114,22 @@ describe('stamps: whole seconds; on equal stamps a pending local change wins, el
     expect(uploaded(s)).toEqual([]);
   });
 
+  it('a queued change goes with its own second when the device clock then steps back and a later call adds a field (chaos gPodder seed 567)', async () => {
+    const s = await gpodder('mygpo');
+    const wall = { now: S };
+    const e = engine(s, wall);
+    await e.sync();
+    s.failNext(1, 503, { method: 'POST', path: '/api/2/episodes/alice.json' });
+    await e.setProgress(ref, { position: 100 });
+    await e.sync().catch(() => undefined);
+    // The clock steps back 5 s: the position (held from a later second) stays; the total, unknown, is taken.
+    wall.now = S - 5000;
+    expect(await e.setProgress(ref, { position: 200, total: 3000 })).toMatchObject({ position: 100, total: 3000, pending: true });
+    await e.sync();
+    // (The first upload was answered 503.)
+    expect(uploaded(s).at(-1)).toMatchObject({ timestamp: naive(S), position: 100, total: 3000 });
+  });
+
   it("two remote plays of one second: the later in the server's answer wins, whatever their values", async () => {
     const s = await gpodder('opodsync');
     foreign(s, naive(S), 900, 3000);

@@ -171,7 +171,9 @@ export function createEpisodeStore({ db, transact }: StoreCore) {
         const held = row.pending;
         next.pending = {
           version: (held?.version ?? 0) + 1,
-          at: wall,
+          // The stamp it goes with: the newest of the changes it carries (a device clock that stepped back must not
+          // send a queued change under an older time than it was made at).
+          at: Math.max(held?.at ?? wall, wall),
           fields: [...new Set([...(held?.fields ?? []), ...applied.changed])],
           attempts: held?.attempts ?? 0,
         };
