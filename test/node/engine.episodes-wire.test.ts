@@ -241,6 +241,15 @@ describe('update_urls in an episode upload’s answer', () => {
     rewrite = () => '';
     await e.sync();
     expect(await e.episode(refused)).toMatchObject({ episode: media('refused'), pending: false, error: { code: 'invalid' } });
+    // The episode's next change clears the refusal, a remote one too (another device's newer play).
+    rewrite = undefined;
+    // A second later than the refused change (mygpo lists nothing stamped after its own clock).
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    s.foreign.actions([{ podcast: feed(0), episode: media('refused'), guid: 'refused', device: 'phone', action: 'play', timestamp: new Date().toISOString().slice(0, 19), started: 0, position: 42, total: 100 }]);
+    await e.sync();
+    const cleared = await e.episode(refused);
+    expect(cleared).toMatchObject({ position: 42, pending: false });
+    expect(cleared?.error).toBeUndefined();
     await e.setProgress(scripted, { position: 10, total: 100 });
     rewrite = () => 'javascript:alert(1)';
     await e.sync();

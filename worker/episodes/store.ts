@@ -229,6 +229,8 @@ export function createEpisodeStore({ db, transact }: StoreCore) {
           let next = row ? { ...row } : identify(undefined, ref, media);
           if (row && row.guid === undefined && ref.guid !== undefined) next.guid = ref.guid;
           next = withFields(next, applied.fields);
+          // A refusal is shown until the episode's next change, local or remote: this is one.
+          delete next.error;
           if (next.pending) {
             const left = pendingLeft(next.pending, applied.changed);
             if (left) next.pending = left;
