@@ -229,8 +229,9 @@ export function createEpisodeStore({ db, transact }: StoreCore) {
           let next = row ? { ...row } : identify(undefined, ref, media);
           if (row && row.guid === undefined && ref.guid !== undefined) next.guid = ref.guid;
           next = withFields(next, applied.fields);
-          // A refusal is shown until the episode's next change, local or remote: this is one.
-          delete next.error;
+          // A refusal is shown until the episode's next change, local or remote: a remote one newer than all it
+          // held is one (an older action that only fills in a field the row lacked is not).
+          if (action.at > changedAt(fields)) delete next.error;
           if (next.pending) {
             const left = pendingLeft(next.pending, applied.changed);
             if (left) next.pending = left;
