@@ -32,29 +32,10 @@ async function declaredOver(response: Response, limit: number): Promise<boolean>
 
 /** Read `response`'s body as UTF-8 text, at most `limit` bytes; a longer body is cancelled, not read. */
 export async function readBounded(response: Response, limit: number): Promise<BoundedBody> {
-  if (await declaredOver(response, limit)) return { text: '', over: true };
-  if (!response.body) return { text: await response.text(), over: false };
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      return { text: '', over: true };
-    }
-    chunks.push(value);
-  }
-  const whole = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    whole.set(chunk, at);
-    at += chunk.byteLength;
-  }
   // As `response.text()` decodes: UTF-8, a leading BOM dropped, bad sequences replaced (validation judges them).
-  return { text: new TextDecoder().decode(whole), over: false };
+  const parts: string[] = [];
+  const { over } = await readStreaming(response, limit, (text) => void parts.push(text));
+  return { text: over ? '' : parts.join(''), over };
 }
 
 /** What a body read as it arrives: `blank` when it held nothing but whitespace, `over` when it passed the limit. */

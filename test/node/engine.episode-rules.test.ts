@@ -4,14 +4,12 @@
 // The device clock is set by hand, a few seconds behind the server's: every stamp is in the server's past (mygpo
 // lists nothing stamped later than its clock) and within a pull's overlap, and the second a change falls in is
 // the test's to choose.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { EpisodeRef, Protocol, SyncOptions } from '../../src/types.ts';
 import { systemClock } from '../../worker/clock.ts';
-import { createSyncEngine, type SyncEngine } from '../../worker/index.ts';
-import { startGpodderServer } from '../server/gpodder/server.ts';
+import type { SyncEngine } from '../../worker/index.ts';
 import type { GpodderDialect, GpodderServer } from '../server/gpodder/types.ts';
-import { wallTime } from '../server/listen.ts';
-import { uniqueDb } from './helpers.ts';
+import { episodeEngine, gpodderServer, naive } from './episode-helpers.ts';
 
 const FEED = 'https://feeds.example/rules.xml';
 const ref: EpisodeRef = { podcast: FEED, episode: 'https://media.example/rules-1.mp3', guid: 'rules-1' };
@@ -20,16 +18,10 @@ let S = 0;
 beforeEach(() => {
   S = Math.floor((Date.now() - 10_000) / 1000) * 1000;
 });
-const naive = (ms: number) => new Date(ms).toISOString().slice(0, 19);
 
-const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  while (open.length) await open.pop()!.close().catch(() => undefined);
-});
 
 async function gpodder(dialect: GpodderDialect): Promise<GpodderServer> {
-  const s = await startGpodderServer({ port: 0, dialect, time: wallTime });
-  open.push(s);
+  const s = await gpodderServer(dialect);
   if (dialect === 'mygpo') s.registerDevice('web-player');
   s.foreign.add([FEED], dialect === 'mygpo' ? { device: 'web-player' } : undefined);
   return s;
@@ -37,21 +29,7 @@ async function gpodder(dialect: GpodderDialect): Promise<GpodderServer> {
 
 /** An engine whose wall clock reads `wall.now` (timers are the platform's). */
 function engine(s: GpodderServer, wall = { now: S }, extra: Partial<SyncOptions> = {}, protocol: Exclude<Protocol, 'opa'> = 'gpodder'): SyncEngine {
-  const e = createSyncEngine({
-    protocol,
-    baseUrl: s.url,
-    auth: { type: 'basic', username: 'alice', password: 'alice-password' },
-    device: 'web-player',
-    dbName: uniqueDb('episode-rules'),
-    pullInterval: 0,
-    pushDelay: 0,
-    timeout: 5000,
-    retry: { baseDelay: 10, maxDelay: 100 },
-    clock: { ...systemClock, now: () => wall.now },
-    ...extra,
-  });
-  open.push(e);
-  return e;
+  return episodeEngine(s, protocol, 'episode-rules', { clock: { ...systemClock, now: () => wall.now }, ...extra });
 }
 
 /** Another device's play, as its client uploads it. */

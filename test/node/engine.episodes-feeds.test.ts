@@ -2,47 +2,19 @@
 // update(guid, { feedUrl }), the server's `update_urls` in an upload's answer or in a pull, and a refused move
 // falling back. Episodes live under the feed URL the local view shows, so they are uploaded under it and
 // `episodes({ podcast })` finds them there. Against the gPodder reference server in each dialect.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ChangeEvent, EpisodeRef, Protocol } from '../../src/types.ts';
-import { createSyncEngine, type SyncEngine } from '../../worker/index.ts';
-import { startGpodderServer } from '../server/gpodder/server.ts';
+import type { SyncEngine } from '../../worker/index.ts';
 import type { GpodderDialect, GpodderServer } from '../server/gpodder/types.ts';
-import { wallTime } from '../server/listen.ts';
-import { settle, uniqueDb } from './helpers.ts';
+import { settle } from './helpers.ts';
+import { DAY_AGO, episodeEngine, feed, gpodderServer, media, naive } from './episode-helpers.ts';
 
-const feed = (n: number | string) => `https://feeds.example/show-${n}.xml`;
-const media = (n: number | string) => `https://media.example/ep-${n}.mp3`;
-const naive = (ms: number) => new Date(ms).toISOString().slice(0, 19);
-// mygpo lists only actions stamped before its clock: other devices' actions are a day old.
-const DAY_AGO = Date.now() - 24 * 3600_000;
 
-const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  while (open.length) await open.pop()!.close().catch(() => undefined);
-});
 
-async function gpodder(dialect: GpodderDialect): Promise<GpodderServer> {
-  const s = await startGpodderServer({ port: 0, dialect, time: wallTime });
-  open.push(s);
-  return s;
-}
 
-function engine(s: GpodderServer, protocol: Exclude<Protocol, 'opa'>, fetch?: typeof globalThis.fetch): SyncEngine {
-  const e = createSyncEngine({
-    protocol,
-    baseUrl: s.url,
-    auth: { type: 'basic', username: 'alice', password: 'alice-password' },
-    device: 'web-player',
-    dbName: uniqueDb(`episode-feeds-${protocol}`),
-    pullInterval: 0,
-    pushDelay: 0,
-    timeout: 5000,
-    retry: { baseDelay: 10, maxDelay: 100 },
-    ...(fetch ? { fetch } : {}),
-  });
-  open.push(e);
-  return e;
-}
+const engine = (s: GpodderServer, protocol: Exclude<Protocol, 'opa'>, fetch?: typeof globalThis.fetch): SyncEngine =>
+  episodeEngine(s, protocol, 'episode-feeds', fetch ? { fetch } : {});
+const gpodder = gpodderServer;
 
 /** Subscribe feeds 0..n-1 where the engine reads its list (mygpo over v2 paths: this device's list). */
 function subscribe(s: GpodderServer, n: number, protocol: Exclude<Protocol, 'opa'>): void {

@@ -2,50 +2,30 @@
 // server: answers past the 16 MiB of other bodies, one too large to reconcile, mygpo's same-second pages, a batch
 // the Nextcloud app chokes on (a media URL over 500 characters), `update_urls` in an upload's answer, action
 // times from 1970, and nothing written after clear().
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openSyncDatabase } from '../../src/schema.ts';
 import type { Protocol } from '../../src/types.ts';
 import { MAX_EPISODE_BODY_BYTES } from '../../worker/gpodder/episodes.ts';
-import { createSyncEngine, type SyncEngine } from '../../worker/index.ts';
-import { startGpodderServer } from '../server/gpodder/server.ts';
-import type { GpodderDialect, GpodderServer } from '../server/gpodder/types.ts';
-import { wallTime } from '../server/listen.ts';
+import type { SyncEngine } from '../../worker/index.ts';
+import type { GpodderServer } from '../server/gpodder/types.ts';
 import { spyFetch, uniqueDb } from './helpers.ts';
+import { episodeEngine, feed, gpodderServer, media, naive } from './episode-helpers.ts';
 
 const MiB = 1024 * 1024;
-const feed = (n: number | string) => `https://feeds.example/show-${n}.xml`;
-const media = (n: number | string) => `https://media.example/ep-${n}.mp3`;
-const naive = (ms: number) => new Date(ms).toISOString().slice(0, 19);
 const DAY = 24 * 3600_000;
 const DAY_AGO = Date.now() - DAY;
 
-const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  while (open.length) await open.pop()!.close().catch(() => undefined);
-});
 
-async function gpodder(dialect: GpodderDialect): Promise<GpodderServer> {
-  const s = await startGpodderServer({ port: 0, dialect, time: wallTime });
-  open.push(s);
-  return s;
-}
 
 function engine(s: GpodderServer, protocol: Exclude<Protocol, 'opa'>, more: { fetch?: typeof fetch; dbName?: string; baseDelay?: number } = {}): SyncEngine {
-  const e = createSyncEngine({
-    protocol,
-    baseUrl: s.url,
-    auth: { type: 'basic', username: 'alice', password: 'alice-password' },
-    device: 'web-player',
-    dbName: more.dbName ?? uniqueDb(`episodes-wire-${protocol}`),
-    pullInterval: 0,
-    pushDelay: 0,
+  return episodeEngine(s, protocol, 'episodes-wire', {
+    ...(more.dbName ? { dbName: more.dbName } : {}),
     timeout: 20_000,
     retry: { baseDelay: more.baseDelay ?? 10, maxDelay: Math.max(100, more.baseDelay ?? 0) },
     ...(more.fetch ? { fetch: more.fetch } : {}),
   });
-  open.push(e);
-  return e;
 }
+const gpodder = gpodderServer;
 
 function subscribe(s: GpodderServer, n: number, protocol: Exclude<Protocol, 'opa'>): void {
   const perDevice = s.dialect === 'mygpo' && protocol === 'gpodder';

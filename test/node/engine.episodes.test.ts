@@ -1,46 +1,17 @@
 // Listening state against the gPodder reference server in each dialect: mygpo (a log with 1,000-action pages
 // whose timestamp is the last action's), the Nextcloud app (one row per episode, `PLAY` upper-case, strict
 // since), opodsync (append-only). Another device's actions go in through the server's foreign hook.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Protocol } from '../../src/types.ts';
-import { createSyncEngine, type SyncEngine } from '../../worker/index.ts';
-import { startGpodderServer } from '../server/gpodder/server.ts';
+import type { SyncEngine } from '../../worker/index.ts';
 import type { GpodderDialect, GpodderServer } from '../server/gpodder/types.ts';
-import { wallTime } from '../server/listen.ts';
-import { uniqueDb } from './helpers.ts';
+import { DAY_AGO, episodeEngine, feed, gpodderServer, media, naive } from './episode-helpers.ts';
 
-const feed = (n: number | string) => `https://feeds.example/show-${n}.xml`;
-const media = (n: number | string) => `https://media.example/ep-${n}.mp3`;
-const naive = (ms: number) => new Date(ms).toISOString().slice(0, 19);
-// mygpo lists only actions stamped before its clock: other devices' actions are a day old.
-const DAY_AGO = Date.now() - 24 * 3600_000;
 
-const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  while (open.length) await open.pop()!.close().catch(() => undefined);
-});
 
-async function gpodder(dialect: GpodderDialect): Promise<GpodderServer> {
-  const s = await startGpodderServer({ port: 0, dialect, time: wallTime });
-  open.push(s);
-  return s;
-}
 
-function engine(s: GpodderServer, protocol: Exclude<Protocol, 'opa'>): SyncEngine {
-  const e = createSyncEngine({
-    protocol,
-    baseUrl: s.url,
-    auth: { type: 'basic', username: 'alice', password: 'alice-password' },
-    device: 'web-player',
-    dbName: uniqueDb(`episodes-${protocol}`),
-    pullInterval: 0,
-    pushDelay: 0,
-    timeout: 5000,
-    retry: { baseDelay: 10, maxDelay: 100 },
-  });
-  open.push(e);
-  return e;
-}
+const engine = (s: GpodderServer, protocol: Exclude<Protocol, 'opa'>): SyncEngine => episodeEngine(s, protocol, 'episodes');
+const gpodder = gpodderServer;
 
 /** Subscribe feeds 0..n-1 where the engine reads its list (mygpo over v2 paths: this device's list). */
 function subscribe(s: GpodderServer, n: number, protocol: Exclude<Protocol, 'opa'>): void {
