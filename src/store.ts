@@ -84,16 +84,18 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
   let status: SyncStatus | undefined;
   // A read is due (its timer set) or under way.
   let busy = false;
-  // When the last read began: long ago, so the first one goes at once.
+  // When the last read began (long ago, so the first one goes at once), and how long it took.
   let last = 0;
+  let took = 0;
 
   // One read at a time, the next one only after it: a slow read can never land after a newer one.
   const schedule = (parts: number) => {
     dirty |= parts;
     if (dirty && !busy) {
       busy = true;
-      // A negative delay is none.
-      setTimeout(read, last + FRAME - Date.now());
+      // A frame after the last read began, less the time a read takes: its snapshot then lands about a frame
+      // after the last one. A negative delay is none.
+      setTimeout(read, last + FRAME - took - Date.now());
     }
   };
 
@@ -194,6 +196,7 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
       return;
     } finally {
       busy = false;
+      took = Date.now() - last;
     }
     schedule(0);
   }
