@@ -61,22 +61,20 @@ export async function pullGpodder(http: Http, path: string, sink: PullSink, memo
   let since = sink.cursor === undefined ? 0 : Math.floor(sink.cursor / 1000);
   let windows = [since, ...[...new Set(marks)].filter((m) => m > since).sort((a, b) => a - b)];
   let answers = await ask(http, path, windows);
+  // An answer older than what it was asked from: the server was reset or restored from a backup, or its clock
+  // stepped back, and its changes since our cursor are not changes since our state. Or its clock is past the
+  // step again (or jumped): a window would mix stamps from both sides. Either way, ask for everything, as a
+  // first pull does.
   const regressed = !answers;
-  if (!answers) {
-    // An answer older than what it was asked from: the server was reset or restored from a backup, or its clock
-    // stepped back, and its changes since our cursor are not changes since our state. Ask for everything, as a
-    // first pull does.
-    const before = Math.max(sink.cursor ?? 0, ...marks.map((m) => m * 1000));
+  if (!answers || (behind !== undefined ? newest(answers) >= behind : jumped(memo.last, newest(answers), now))) {
     since = 0;
     windows = [0];
     answers = (await ask(http, path, windows))!;
-    offset = Math.max(offset, offset + before - answers[0]!.timestamp * 1000 + 1000);
-    behind = Math.max(behind ?? 0, Math.floor(before / 1000));
-  } else if (behind !== undefined ? newest(answers) >= behind : jumped(memo.last, newest(answers), now)) {
-    since = 0;
-    windows = [0];
-    answers = (await ask(http, path, windows))!;
-    behind = undefined;
+    if (regressed) {
+      const before = Math.max(sink.cursor ?? 0, ...marks.map((m) => m * 1000));
+      offset = Math.max(offset, offset + before - answers[0]!.timestamp * 1000 + 1000);
+      behind = Math.max(behind ?? 0, Math.floor(before / 1000));
+    } else behind = undefined;
   }
   const entries = new Map<string, RemoteEntry>();
   for (const changes of answers) collect(changes, entries, offset);
