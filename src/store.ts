@@ -60,7 +60,7 @@ function share<T extends Row>(old: readonly T[], next: T[] | undefined): readonl
   if (!next) return old;
   const byKey = new Map(old.map((row) => [key(row), row]));
   const rows = next.map((row) => keep(byKey.get(key(row)), row));
-  return rows.length === old.length && rows.every((row, i) => row === old[i]) ? old : freeze(rows);
+  return keep(old, rows);
 }
 
 /**
@@ -84,7 +84,9 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
   let status: SyncStatus | undefined;
   // A read is due (its timer set) or under way.
   let busy = false;
-  // When the last read began (long ago, so the first one goes at once), and how long it took.
+  // When the last snapshot's read began (long ago, so the first one goes at once): a read that changed nothing
+  // made no frame, so it holds back no later one. And how long the last read of the lists took (a status alone
+  // is read in no time, which says nothing of the next read).
   let last = 0;
   let took = 0;
 
@@ -93,8 +95,8 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
     dirty |= parts;
     if (dirty && !busy) {
       busy = true;
-      // A frame after the last read began, less the time a read takes: its snapshot then lands about a frame
-      // after the last one. A negative delay is none.
+      // A frame after the last snapshot's read began, less the time a read takes: this one's snapshot then lands
+      // about a frame after that read began. A negative delay is none.
       setTimeout(read, last + FRAME - took - Date.now());
     }
   };
@@ -133,7 +135,7 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
   );
 
   async function read() {
-    last = Date.now();
+    const began = Date.now();
     const parts = dirty;
     const only = keys;
     dirty = 0;
@@ -186,18 +188,21 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
               };
         // By value: a list `share` kept is the same object, so this compares the changed parts only.
         view.snapshot = keep(was, now);
-        if (view.snapshot !== was) for (const fn of [...view.listeners]) notify(fn, view.snapshot);
+        if (view.snapshot !== was) {
+          last = began;
+          if (parts & (SUBS | QUEUE)) took = Date.now() - began;
+          for (const fn of [...view.listeners]) notify(fn, view.snapshot);
+        }
       });
     } catch {
       // Closed, or the database went away: the next event tries again (the whole list, whatever was asked).
       dirty |= parts;
       keys = undefined;
       podcasts = new Set([...asked, ...podcasts]);
-      return;
-    } finally {
       busy = false;
-      took = Date.now() - last;
+      return;
     }
+    busy = false;
     schedule(0);
   }
 

@@ -18,10 +18,12 @@ import { percentile, round } from './support/stats.ts';
 export interface EditFigures {
   rows: number;
   edits: number;
-  /** update() called in the app's tab → its DOM shows the row changed (ms). */
+  /** update() called in the app's tab, at rest → its DOM shows the row changed (ms). */
   sameTab: { p50Ms: number; p95Ms: number };
-  /** update() resolved in another tab → this tab's DOM shows it (ms). */
+  /** update() resolved in another tab → this tab's DOM shows it (ms), with this tab's store at rest (its queue empty, no snapshot for a frame). */
   otherTab: { p50Ms: number; p95Ms: number };
+  /** The same, 30 ms after an edit in this tab, while its push and that push's snapshot are under way. */
+  otherTabBusy: { p50Ms: number; p95Ms: number };
 }
 
 /** The store's figures. */
@@ -65,13 +67,36 @@ async function open(browser: BenchBrowser, site: string, server: RefServer, n: n
   return { app, other, first };
 }
 
-/** `count` edits in the app's tab, then as many from the other tab, each timed until the app's DOM shows it. */
+/** Until the app's tab is at rest: its push done and no snapshot for more than a frame. */
+async function atRest(app: BrowserPage): Promise<void> {
+  // The queue as stored, not the snapshot's count (that one moves only when the push's status event comes), and
+  // the sync idle again in the snapshot: its last status event has come.
+  await until("this tab's push to end", () => app.evaluate(async () => (await window.fw.client.pending()).length === 0 && window.fw.store.getSnapshot().status.phase === 'idle'));
+  await sleep(30);
+}
+
+/** Flip `guid` in the other tab: the time from its update() resolving until the app's DOM shows it. */
+async function fromOtherTab(app: BrowserPage, other: BrowserPage, guid: string): Promise<number> {
+  const on = await app.evaluate((g) => !window.fw.store.getSnapshot().subscriptions.find((s) => s.guid === g)!.isSubscribed, guid);
+  await app.evaluate((e) => void ((window as unknown as { seen: Promise<number> }).seen = window.fw.shows(e.g, e.on)), { g: guid, on });
+  const committed = await other.evaluate(
+    async (e) => {
+      await window.fw.client.update(e.g, { isSubscribed: e.on });
+      return window.fw.now();
+    },
+    { g: guid, on },
+  );
+  return (await app.evaluate(() => (window as unknown as { seen: Promise<number> }).seen)) - committed;
+}
+
+/** `count` edits in the app's tab at rest, each followed by two from the other tab (one while the app's push is under way, one at rest), each timed until the app's DOM shows it. */
 async function edits(app: BrowserPage, other: BrowserPage, n: number, count: number, log: (line: string) => void): Promise<EditFigures> {
   const guids = await app.evaluate((k) => window.fw.store.getSnapshot().subscriptions.slice(0, k).map((s) => s.guid), count);
   const same: number[] = [];
   const cross: number[] = [];
-  const flipped = (g: string) => !window.fw.store.getSnapshot().subscriptions.find((s) => s.guid === g)!.isSubscribed;
+  const busy: number[] = [];
   for (const guid of guids) {
+    await atRest(app);
     same.push(
       await app.evaluate(async (g) => {
         const { fw } = window;
@@ -82,21 +107,16 @@ async function edits(app: BrowserPage, other: BrowserPage, n: number, count: num
         return (await seen) - start;
       }, guid),
     );
+    // While that edit's push, and the snapshots it makes, are under way.
     await sleep(30);
-    const on = await app.evaluate(flipped, guid);
-    await app.evaluate((e) => void ((window as unknown as { seen: Promise<number> }).seen = window.fw.shows(e.g, e.on)), { g: guid, on });
-    const committed = await other.evaluate(
-      async (e) => {
-        await window.fw.client.update(e.g, { isSubscribed: e.on });
-        return window.fw.now();
-      },
-      { g: guid, on },
-    );
-    cross.push((await app.evaluate(() => (window as unknown as { seen: Promise<number> }).seen)) - committed);
-    await sleep(30);
+    busy.push(await fromOtherTab(app, other, guid));
+    await atRest(app);
+    cross.push(await fromOtherTab(app, other, guid));
   }
-  const result = { rows: n, edits: count, sameTab: figure(same), otherTab: figure(cross) };
-  log(`  ${n} rows, ${count} edits: same tab p50 ${result.sameTab.p50Ms} / p95 ${result.sameTab.p95Ms} ms; other tab p50 ${result.otherTab.p50Ms} / p95 ${result.otherTab.p95Ms} ms`);
+  const result = { rows: n, edits: count, sameTab: figure(same), otherTab: figure(cross), otherTabBusy: figure(busy) };
+  log(
+    `  ${n} rows, ${count} edits: same tab p50 ${result.sameTab.p50Ms} / p95 ${result.sameTab.p95Ms} ms; other tab, at rest p50 ${result.otherTab.p50Ms} / p95 ${result.otherTab.p95Ms} ms, busy p50 ${result.otherTabBusy.p50Ms} / p95 ${result.otherTabBusy.p95Ms} ms`,
+  );
   return result;
 }
 

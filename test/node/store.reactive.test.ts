@@ -35,6 +35,8 @@ function scripted() {
     episodes: [ep(P, 1), ep(P, 2), ep(P, 3), ep(Q, 1)],
     // As over OPA: no listening state.
     unsupported: false,
+    // How long each read takes (fake timers).
+    readMs: 0,
   };
   const listeners = { change: new Set<(e: ChangeEvent) => void>(), status: new Set<(s: SyncStatus) => void>() };
   const reads = { count: 0, inFlight: 0, maxInFlight: 0, subscriptions: 0, episodes: [] as (string | undefined)[] };
@@ -46,6 +48,7 @@ function scripted() {
     // What the read sees is what the store held when it asked, even if it answers late.
     const value = structuredClone(pick());
     await hold;
+    if (data.readMs) await new Promise((resolve) => setTimeout(resolve, data.readMs));
     reads.inFlight--;
     return value;
   };
@@ -174,6 +177,66 @@ describe('store() contract', () => {
     expect(calls).toHaveLength(2);
     expect(calls[1]!.subscriptions).toHaveLength(1003);
     expect(calls[1]!.status.progress).toEqual({ pages: 999, entries: 999 });
+  });
+
+  it('makes at most one snapshot a frame, and a read that changed nothing holds back no later snapshot', async () => {
+    vi.useFakeTimers();
+    const s = scripted();
+    const store = createStores(s.source)();
+    await flush();
+    const times: number[] = [];
+    store.subscribe(() => times.push(Date.now()));
+    const flip = (guid: string) => {
+      s.data.subscriptions = s.data.subscriptions.map((r) => (r.guid === guid ? { ...r, isSubscribed: !r.isSubscribed } : r));
+      s.change([guid]);
+    };
+    const start = Date.now();
+    flip('a');
+    await vi.advanceTimersByTimeAsync(1);
+    // After a quiet spell, an edit shows at once.
+    expect(times.slice(1)).toEqual([start]);
+    flip('b');
+    await vi.advanceTimersByTimeAsync(10);
+    expect(times).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(10);
+    // The next one waits for the frame (its reads take no time here).
+    expect(times.slice(1)).toEqual([start, start + 16]);
+    await vi.advanceTimersByTimeAsync(20);
+    // Events whose reads change nothing (an equal row, an equal status) make no snapshot...
+    s.change(['c'], true);
+    s.status({ ...idle });
+    await vi.advanceTimersByTimeAsync(1);
+    expect(times).toHaveLength(3);
+    // ...so an edit right after them still shows at once, not a frame later.
+    const edit = Date.now();
+    flip('c');
+    await vi.advanceTimersByTimeAsync(1);
+    expect(times.slice(1)).toEqual([start, start + 16, edit]);
+  });
+
+  it('starts a read a read\'s length before the frame ends, that length being a read of the lists (not of a status alone)', async () => {
+    vi.useFakeTimers();
+    const s = scripted();
+    const store = createStores(s.source)();
+    await flush();
+    s.data.readMs = 5;
+    const times: number[] = [];
+    store.subscribe(() => times.push(Date.now()));
+    s.data.subscriptions = [row('a', false), row('b'), row('c')];
+    s.change(['a']);
+    await vi.advanceTimersByTimeAsync(30);
+    // A status alone: a snapshot at once, its read taking no time.
+    s.status({ ...idle, phase: 'pulling' });
+    await vi.advanceTimersByTimeAsync(0);
+    const status = Date.now();
+    expect(times.at(-1)).toBe(status);
+    await vi.advanceTimersByTimeAsync(1);
+    s.data.subscriptions = [row('a', false), row('b', false), row('c')];
+    s.change(['b']);
+    await vi.advanceTimersByTimeAsync(30);
+    // The edit's read (5 ms) started 11 ms after the status snapshot, so it lands a frame after it, not a read later.
+    expect(times.slice(2)).toEqual([status, status + 16]);
+    expect(store.getSnapshot().subscriptions[1]!.isSubscribed).toBe(false);
   });
 
   it('reads one at a time, so a slow read never lands after a newer one', async () => {
