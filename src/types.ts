@@ -31,7 +31,7 @@ export interface SyncOptions {
   progressInterval?: number;
   /** Milliseconds a local change waits before it is pushed, so bursts coalesce. @default 50 */
   pushDelay?: number;
-  /** Milliseconds before one HTTP request is abandoned. @default 30000 */
+  /** Milliseconds of silence (no headers yet, or a pause in the body) before one HTTP request is abandoned; a request lasts at most ten of these in all. @default 30000 */
   timeout?: number;
   /** Replay and backoff tuning. */
   retry?: RetryOptions;

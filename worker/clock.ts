@@ -49,11 +49,27 @@ export function monotonicNow(clock: Clock): number {
   return clock.monotonic ? clock.monotonic() : clock.now();
 }
 
-/** An AbortSignal that aborts with a `TimeoutError` after `ms` on `clock`; call `clear()` once done. */
-export function timeoutSignal(clock: Clock, ms: number): { signal: AbortSignal; clear(): void } {
+/**
+ * An AbortSignal that aborts with a `TimeoutError` after `ms` of silence on `clock` (`touch()` when something
+ * arrives starts the silence again) or after `total` ms in all; call `clear()` once done.
+ */
+export function timeoutSignal(clock: Clock, ms: number, total = ms): { signal: AbortSignal; touch(): void; clear(): void } {
   const controller = new AbortController();
-  const handle = clock.setTimeout(() => controller.abort(new DOMException(`no answer within ${ms} ms`, 'TimeoutError')), ms);
-  return { signal: controller.signal, clear: () => clock.clearTimeout(handle) };
+  const after = (wait: number, message: string) => clock.setTimeout(() => controller.abort(new DOMException(message, 'TimeoutError')), wait);
+  const silence = () => after(ms, `no answer within ${ms} ms`);
+  let idle = silence();
+  const cap = after(total, `the answer took over ${total} ms`);
+  return {
+    signal: controller.signal,
+    touch() {
+      clock.clearTimeout(idle);
+      idle = silence();
+    },
+    clear() {
+      clock.clearTimeout(idle);
+      clock.clearTimeout(cap);
+    },
+  };
 }
 
 /** A UUID in the version-4 layout drawn from `random` (seedable, unlike `crypto.randomUUID`). */

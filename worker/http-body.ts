@@ -30,11 +30,11 @@ async function declaredOver(response: Response, limit: number): Promise<boolean>
   return true;
 }
 
-/** Read `response`'s body as UTF-8 text, at most `limit` bytes; a longer body is cancelled, not read. */
-export async function readBounded(response: Response, limit: number): Promise<BoundedBody> {
+/** Read `response`'s body as UTF-8 text, at most `limit` bytes; a longer body is cancelled, not read. `arrived` is called as bytes come. */
+export async function readBounded(response: Response, limit: number, arrived?: () => void): Promise<BoundedBody> {
   // As `response.text()` decodes: UTF-8, a leading BOM dropped, bad sequences replaced (validation judges them).
   const parts: string[] = [];
-  const { over } = await readStreaming(response, limit, (text) => void parts.push(text));
+  const { over } = await readStreaming(response, limit, (text) => void parts.push(text), arrived);
   return { text: over ? '' : parts.join(''), over };
 }
 
@@ -47,8 +47,9 @@ export interface StreamedBody {
 /**
  * Read `response`'s body as UTF-8 text handed to `write` chunk by chunk, at most `limit` bytes: only the chunk
  * being read is held. A longer body is cancelled; so is the rest of one `write` throws on (its error goes on).
+ * `arrived` is called as each part of the body comes (a request's timeout measures silence).
  */
-export async function readStreaming(response: Response, limit: number, write: (text: string) => void): Promise<StreamedBody> {
+export async function readStreaming(response: Response, limit: number, write: (text: string) => void, arrived?: () => void): Promise<StreamedBody> {
   if (await declaredOver(response, limit)) return { blank: true, over: true };
   const decoder = new TextDecoder();
   let blank = true;
@@ -67,6 +68,7 @@ export async function readStreaming(response: Response, limit: number, write: (t
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
+      arrived?.();
       size += value.byteLength;
       if (size > limit) {
         await reader.cancel().catch(() => undefined);

@@ -4,13 +4,20 @@ import { MAX_SERVER_DELAY } from './backoff.ts';
 import { timeoutSignal } from './clock.ts';
 import { MAX_BODY_BYTES, TooLarge, readBounded, readStreaming, type StreamedBody } from './http-body.ts';
 
+/**
+ * A request may last this many timeouts in all, however steadily its body comes: the timeout itself measures
+ * silence (before the headers, and between parts of the body), so a large answer on a slow link is read, and
+ * this bounds one that drips.
+ */
+export const TIMEOUTS_IN_ALL = 10;
+
 /** What the HTTP layer needs from the engine. */
 export interface HttpOptions {
   baseUrl: string;
   fetch: typeof fetch;
   /** Where the timeout is measured. */
   clock: Clock;
-  /** ms before a request is abandoned. */
+  /** ms of silence (no headers yet, or a pause in the body) before a request is abandoned. */
   timeout: number;
   auth(): Auth | undefined;
   /** Aborted when the engine closes. */
@@ -159,7 +166,7 @@ export function createHttp(options: HttpOptions): Http {
     const auth = authHeader(options.auth());
     if (auth) headers.set(auth[0], auth[1]);
     if (body !== undefined) headers.set('Content-Type', 'application/json');
-    const timeout = timeoutSignal(options.clock, options.timeout);
+    const timeout = timeoutSignal(options.clock, options.timeout, options.timeout * TIMEOUTS_IN_ALL);
     const signal = AbortSignal.any([options.signal, timeout.signal]);
     options.onRequest?.();
     let response: Response;
@@ -178,6 +185,8 @@ export function createHttp(options: HttpOptions): Http {
         // word, not a lost connection, so it is not retried as one.
         redirect: 'manual',
       });
+      // The headers came: from here the timeout measures the body's silences.
+      timeout.touch();
       if (isRedirect(response)) {
         await response.body?.cancel().catch(() => undefined);
       } else if (how.stream && response.ok && response.status !== 204) {
@@ -189,12 +198,12 @@ export function createHttp(options: HttpOptions): Http {
             refused = { error, status: response.status };
             throw error;
           }
-        });
+        }, timeout.touch);
       }
-      else read = await readBounded(response, limit);
+      else read = await readBounded(response, limit, timeout.touch);
     } catch (cause) {
       if (options.signal.aborted) throw new SyncError('closed', `${label}: the engine is closed`, { cause });
-      if (timeout.signal.aborted) throw new SyncError('timeout', `${label}: no answer within ${options.timeout} ms`, { cause });
+      if (timeout.signal.aborted) throw new SyncError('timeout', `${label}: ${(timeout.signal.reason as Error).message}`, { cause });
       // The stream's reader refused the body (not JSON, not the shape it reads): the server's answer, not a lost connection.
       if (refused) {
         const { error, status } = refused;

@@ -147,6 +147,74 @@ describe('a body is read up to a bound (item 13)', () => {
   });
 });
 
+/**
+ * The bytes of `text` as a body that comes in `parts` pieces, `gaps[i]` ms before piece i (the last gap for the
+ * rest); like a platform fetch's body, it fails with `signal`'s reason once that aborts.
+ */
+function drip(text: string, parts: number, gaps: number[], signal: AbortSignal): ReadableStream<Uint8Array> {
+  const bytes = new TextEncoder().encode(text);
+  const size = Math.ceil(bytes.length / parts);
+  let i = 0;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      signal.addEventListener('abort', () => controller.error(signal.reason), { once: true });
+    },
+    async pull(controller) {
+      if (i * size >= bytes.length) return controller.close();
+      await new Promise((resolve) => setTimeout(resolve, gaps[Math.min(i, gaps.length - 1)]));
+      if (!signal.aborted) controller.enqueue(bytes.slice(i * size, ++i * size));
+    },
+  });
+}
+
+describe('the timeout measures silence, and a request has a bound in all', () => {
+  /** An engine whose pulls get the server's real answer, dripped as `gaps` says. */
+  async function dripping(gaps: number[], parts = 6, timeout = 300) {
+    const s = await server({ seed: 2 });
+    let on = false;
+    const fetch = spyFetch(async (url, init, real) => {
+      const answer = await real(url, init);
+      if (!on || (init?.method ?? 'GET') !== 'GET') return answer;
+      return new Response(drip(await answer.text(), parts, gaps, init!.signal!), { status: answer.status, headers: answer.headers });
+    });
+    const e = engine(s, { fetch, timeout, pageSize: 500 });
+    await e.sync();
+    // News for the next pull: a body of some size.
+    s.seed(40);
+    const before = { list: picture(await e.subscriptions()), cursor: (await e.status()).cursor };
+    on = true;
+    return { s, e, before };
+  }
+
+  it('a body that keeps coming is read, however long it takes in all', async () => {
+    // Six parts 120 ms apart: 720 ms in all, more than twice the 300 ms timeout, never 300 ms silent.
+    const { e } = await dripping([120]);
+    await e.sync();
+    expect((await e.subscriptions()).length).toBe(42);
+    expect((await e.status()).lastError).toBeUndefined();
+  });
+
+  it('a pause in the body longer than the timeout fails `timeout`; store and cursor stay', async () => {
+    const { e, before } = await dripping([20, 20, 450]);
+    const error = await e.sync().catch((x: unknown) => x);
+    expect(error).toMatchObject({ code: 'timeout' });
+    expect(String((error as Error).message)).toMatch(/no answer within 300 ms/);
+    expect({ list: picture(await e.subscriptions()), cursor: (await e.status()).cursor }).toEqual(before);
+  });
+
+  it('a body that drips for ever is cut at ten timeouts', async () => {
+    // A part every 20 ms of a body in 1,000 parts (20 s): never silent for the 50 ms timeout.
+    const { e, before } = await dripping([20], 1000, 50);
+    const started = Date.now();
+    const error = await e.sync().catch((x: unknown) => x);
+    expect(error).toMatchObject({ code: 'timeout' });
+    expect(String((error as Error).message)).toMatch(/the answer took over 500 ms/);
+    // Cut at the bound, not after the 20 s the body would take.
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect({ list: picture(await e.subscriptions()), cursor: (await e.status()).cursor }).toEqual(before);
+  });
+});
+
 describe('a redirect is an answer, not a lost connection (item 15)', () => {
   it('a pull redirected to another origin fails as bad-response with its status; online, no retry scheduled, nothing sent there', async () => {
     const other = await otherOrigin(scope);
