@@ -126,6 +126,30 @@ describe.each(cases)('a feed moved, %s dialect over %s paths', (dialect, protoco
     expect(await e.episodes()).toMatchObject([{ podcast: feed('moved'), position: 42, pending: false }]);
   });
 
+  it("an episode change waits while its feed's move has not reached the server: no action names a URL the account never kept", async () => {
+    const s = await gpodder(dialect);
+    subscribe(s, 1, protocol);
+    const e = engine(s, protocol);
+    await e.sync();
+    // The server takes no subscription upload for now: the move stays queued (sent, unanswered).
+    s.failNext(1000, 503, { method: 'POST', path: /subscri/ });
+    await e.update(feed(0), { feedUrl: feed('a') });
+    await e.setProgress({ podcast: feed('a'), episode: media(1), guid: 'ep-1' }, { position: 60, total: 1800 });
+    await e.sync().catch(() => undefined);
+    // Under feed('a') it would name a feed the account does not have (opodsync subscribes such a feed).
+    expect(sentActions(s)).toEqual([]);
+    expect(await e.episodes({ podcast: feed('a') })).toMatchObject([{ position: 60, pending: true }]);
+    // Moved again before the server heard of the first move: feed('a') is never the account's.
+    await e.update(feed('a'), { feedUrl: feed('b') });
+    s.clearFaults();
+    await settle(e);
+    expect(sentActions(s).map((a) => [a.podcast, a.position])).toEqual([[feed('b'), 60]]);
+    const list = s.subscribed(s.dialect === 'mygpo' && protocol === 'gpodder' ? { device: 'web-player' } : undefined);
+    expect(list).toContain(feed('b'));
+    expect(list).not.toContain(feed('a'));
+    expect(await e.episodes()).toMatchObject([{ podcast: feed('b'), position: 60, pending: false }]);
+  });
+
   it('a move the server refuses falls back, and the episodes with it: uploaded under the URL the account keeps', async () => {
     const s = await gpodder(dialect);
     subscribe(s, 1, protocol);

@@ -105,10 +105,6 @@ export async function pullEpisodeState(ctx: EngineContext, store: Store): Promis
   return { pulled: refs.length, skipped };
 }
 
-/** The feeds this account subscribes to now (episode actions for others wait: opodsync would subscribe them). */
-async function subscribedFeeds(store: Store): Promise<Set<string>> {
-  return new Set((await store.list({ subscribed: true })).map((s) => s.feedUrl));
-}
 
 /**
  * A run's episode push: the due changes (every pending one when `flush`); resolves with the number uploaded
@@ -122,7 +118,9 @@ export async function pushEpisodeState(
 ): Promise<{ pushed: number; wakeAt?: number }> {
   const transport = ctx.transport.episodes;
   if (!transport) return { pushed: 0 };
-  const feeds = await subscribedFeeds(store);
+  // Episode actions only for feeds the account has here and on the server: opodsync would subscribe any other
+  // (a feed moved twice before the server heard of the first move would stay subscribed at the middle URL).
+  const feeds = await store.keptFeeds();
   const subscribed = (podcast: string) => feeds.has(podcast);
   const pushed = await pushEpisodes({
     transport,

@@ -76,6 +76,16 @@ export function createReads({ db, read }: StoreCore) {
       return out;
     },
 
+    /**
+     * Feed URLs subscribed here and, as the server last said, there too under that URL: a feed whose add or
+     * move has not reached it yet is not one (an episode action naming it would name a feed the account lacks).
+     */
+    async keptFeeds(): Promise<Set<string>> {
+      const rows = await read(() => db.subscriptions.toArray());
+      const kept = rows.filter(({ feedUrl, isSubscribed, deleted, base }) => isSubscribed && deleted === undefined && base?.isSubscribed && base.deleted === undefined && base.feedUrl === feedUrl);
+      return new Set(kept.map((row) => row.feedUrl));
+    },
+
     /** One entry, following aliases. */
     async get(guid: string): Promise<Subscription | undefined> {
       const row = await read(async () => db.subscriptions.get(await resolveKey(guid)));
