@@ -150,6 +150,22 @@ describe.each(cases)('a feed moved, %s dialect over %s paths', (dialect, protoco
     expect(await e.episodes()).toMatchObject([{ podcast: feed('b'), position: 60, pending: false }]);
   });
 
+  it('a local change naming the URL a feed moved away from is kept under the URL it moved to, as a pulled action is', async () => {
+    const s = await gpodder(dialect);
+    subscribe(s, 1, protocol);
+    const e = engine(s, protocol);
+    await e.sync();
+    await e.update(feed(0), { feedUrl: feed('m') });
+    await settle(e);
+    // An app (or a queue it keeps) still holding the old URL.
+    const state = await e.setProgress({ podcast: feed(0), episode: media(1), guid: 'ep-1' }, { position: 90, total: 1800 });
+    expect(state).toMatchObject({ podcast: feed('m'), position: 90 });
+    expect(await e.episodes({ podcast: feed(0) })).toEqual([]);
+    await settle(e);
+    expect(sentActions(s).map((a) => [a.podcast, a.position])).toEqual([[feed('m'), 90]]);
+    expect(await e.episodes()).toMatchObject([{ podcast: feed('m'), position: 90, pending: false }]);
+  });
+
   it('a move the server refuses falls back, and the episodes with it: uploaded under the URL the account keeps', async () => {
     const s = await gpodder(dialect);
     subscribe(s, 1, protocol);

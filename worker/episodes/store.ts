@@ -161,7 +161,11 @@ export function createEpisodeStore({ db, transact }: StoreCore) {
      */
     async recordLocal(ref: EpisodeRef, local: LocalEpisodeChange, wall: number, now: number, interval: number): Promise<StoredEpisode> {
       const media = mediaKey(ref.episode);
-      return transact('rw', tables(db.episodes), async () => {
+      return transact('rw', [db.episodes, db.aliases, db.subscriptions], async () => {
+        // A feed URL a subscription moved away from names its episode under the new one, as a pulled action does
+        // (an app still holding the old URL; a move the server refused, rolled back).
+        const podcast = (await renamedFeeds(db, [ref.podcast])).get(ref.podcast);
+        if (podcast) ref = { ...ref, podcast };
         const row = identify(await find({ ...ref, media }), ref, media);
         const change = settledChange(row, local.change);
         if (!change) return row;
