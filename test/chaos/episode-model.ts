@@ -103,7 +103,8 @@ export function convergedViolations(story: EpisodeStory, state: EpisodeState | u
 
 /**
  * Invariant 2 (nothing queued is lost): this device's newest sure change of the episode is on the server (an
- * action of this device stamped in its second or later, under any URL its feed had), or a change of another
+ * action of this device stamped in its second or later, under any URL its feed had: `feeds`, by default where it
+ * was touched and where its feed moved), or a change of another
  * device in a later second overtook it, or one in its second already said the same, or the feed is not
  * subscribed and the change still waits (pending) in the engine.
  */
@@ -114,12 +115,12 @@ export function lostViolations(
   state: EpisodeState | undefined,
   subscribed: boolean,
   lastUploadWins: boolean,
+  feeds: readonly string[] = feedsOf(story),
 ): string[] {
   const mine = story.changes.filter((c) => c.source === 'local' && !c.maybe);
   if (!mine.length) return [];
   const last = mine.reduce((a, b) => (b.at > a.at || (b.at === a.at && b.step > a.step) ? b : a));
   const second = secondOf(last.at);
-  const feeds = feedsOf(story);
   const uploaded = log.some((a) => (device === undefined || a.device === device) && feeds.includes(a.podcast) && (a.guid === story.guid || a.episode === story.episode) && a.timestamp >= second);
   // Only a later second overtakes a pending change (it wins its own). The Nextcloud app keeps one row per episode,
   // the last upload whatever its time: a later upload of another device replaces this one's on the server (the

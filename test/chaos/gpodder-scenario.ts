@@ -269,7 +269,7 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
     const hostileStep = async () => {
       const kind = hr.pick([...hostile]);
       result.faults++;
-      if (middleboxFault(kind, { transport, rng: hr, now: sim.now(), serverUrls: gpodderServerUrls, otherOrigin: other.origin, note })) {
+      if (middleboxFault(kind, { transport, rng: hr, now: sim.now(), timeout: TIMEOUT, serverUrls: gpodderServerUrls, otherOrigin: other.origin, note })) {
         if (kind === 'redirect') redirectUsed = true;
       } else switch (kind) {
         case 'clock': {
@@ -344,6 +344,8 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
     const movedAt = new Map<string, number>();
     /** URLs this device removed. */
     const removed = new Set<string>();
+    /** URLs the engine kept an episode change under another URL for (a move taken back): where to. */
+    const resolvedTo = new Map<string, string>();
     /**
      * Every URL a story's episode may be under, in order: its own, and where its feed moved; before them, where
      * it may have moved back to. A move that did not hold (refused, cut off by a crash, or dropped by a remove
@@ -355,8 +357,10 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
       // A feed that ends unsubscribed here needs no upload of its moves: gPodder keeps no record of the new URL,
       // and the view (with its episodes) may show the old one again.
       const unsubscribed = intent(feedsOf(story).at(-1)!).local?.value === false;
+      // A later move refused may have been queued behind (or folded into) this one's, and taken it back too.
+      const laterRefused = (story.moves ?? []).some((url) => intent(url).refused);
       for (let at = story.podcast, from = intent(at).movedFrom; from !== undefined && !back.includes(from); at = from, from = intent(at).movedFrom) {
-        if (!(intent(at).refused || removed.has(at) || intent(at).local?.maybe || unsubscribed)) break;
+        if (!(intent(at).refused || laterRefused || removed.has(at) || intent(at).local?.maybe || unsubscribed)) break;
         back.unshift(from);
       }
       return [...back, ...feedsOf(story)];
@@ -408,7 +412,8 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
           movedAway.add(url);
           movedAt.set(url, step);
           // Its episodes move with it (whether the move holds is the server's to say: refused, they come back).
-          for (const story of episodes.values()) if (feedsOf(story).at(-1) === url) (story.moves ??= []).push(to);
+          // A URL the engine resolves to another (a move back) moves that one's.
+          for (const story of episodes.values()) if ([url, resolvedTo.get(url)].includes(feedsOf(story).at(-1))) (story.moves ??= []).push(to);
         },
       ];
     };
@@ -451,7 +456,18 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
         // (another device's stamp from the future) loses: the model's rule says so too.
         const recorded = kind === 'progress' ? { ...fields, played: false } : { ...fields, position: kind === 'played' ? story.duration : 0 };
         const at = before;
-        story.changes.push({ source: 'local', fields: recorded, at, maybe: false, step });
+        // Under the URL the engine kept it: a URL its feed moved back from (a refused move) names the episode under
+        // the one it moved back to, as a pulled action would; the model's URL may be that stale one.
+        // Its story goes along, as its row did (the engine merges the two by the identity rule).
+        const key = `${state.podcast}\n${story.guid}`;
+        const home = state.podcast === story.podcast ? story : (episodes.get(key) ?? episodes.set(key, { podcast: state.podcast, episode: story.episode, guid: story.guid, stray: story.stray, changes: [] }).get(key)!);
+        if (home !== story) {
+          resolvedTo.set(story.podcast, state.podcast);
+          home.changes.push(...story.changes);
+          episodes.delete(`${story.podcast}\n${story.guid}`);
+          note(`${what}: kept under ${state.podcast}`);
+        }
+        home.changes.push({ source: 'local', fields: recorded, at, maybe: false, step });
         result.episodeCalls++;
         note(`${what} ok at ${new Date(at).toISOString()}`);
       } catch (error) {
@@ -465,7 +481,9 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
       }
     };
     const foreignEpisodeStep = () => {
-      const known = [...episodes.values()].filter((e) => !e.stray && !movedAway.has(e.podcast));
+      // A URL only this device's move named is known to another device only once the server has it.
+      const onServer = new Set(s.state(mine).map((r) => r.url));
+      const known = [...episodes.values()].filter((e) => !e.stray && !movedAway.has(e.podcast) && (intent(e.podcast).movedFrom === undefined || onServer.has(e.podcast)));
       const feeds = current();
       // Never a stray feed: opodsync subscribes a feed another device's action names.
       if (!known.length && !feeds.length) return;
@@ -564,7 +582,9 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
         // (the catalog's feeds on one host share media names) overwrites this one's row, as the real app does.
         if (family === 'nextcloud' && [...episodes.values()].some((e) => e !== story && e.episode === story.episode)) continue;
         // The Nextcloud app's rows keep no device: a row is this device's when no other device's action is newer.
-        out.push(...lostViolations(story, log, family === 'nextcloud' ? undefined : DEVICE, state, subscribed.has(podcast), family === 'nextcloud'));
+        // Under any URL the episode may be under: a change named an URL its feed moved back from is kept, and
+        // uploaded, under the one it moved back to.
+        out.push(...lostViolations(story, log, family === 'nextcloud' ? undefined : DEVICE, state, subscribed.has(podcast), family === 'nextcloud', placesOf(story)));
       }
       for (const e of held) {
         if (e.pending && subscribed.has(e.podcast) && !e.error) out.push(`episodes: still pending on a subscribed feed: ${JSON.stringify(e)}`);

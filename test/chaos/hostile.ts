@@ -4,7 +4,7 @@
 // server whose clock goes back, another tab that signs out and in as someone else mid-pull, and credentials
 // switched to another account mid-pull. Each family can be switched on or off by name (`--faults`).
 import type { Prng } from './prng.ts';
-import type { ProxyRule, RewriteRule, Transport } from './transport.ts';
+import type { ProxyRule, RewriteRule, SlowBodyRule, Transport } from './transport.ts';
 
 /** The hostile fault families, with what each does. */
 export const HOSTILE_FAULTS = {
@@ -19,6 +19,8 @@ export const HOSTILE_FAULTS = {
   'other-tab': 'another tab clears the store in the middle of a pull and signs in to another account; later it clears again',
   'set-auth': 'gPodder: the app switches the credentials to another user in the middle of a pull; later back',
   'dead-server': 'the server refuses connections for a few simulated seconds while the app makes a burst of edits',
+  'slow-body':
+    'answers come in parts: slower in all than the timeout but never silent that long (to be read), with a pause past the timeout after the server applied the request, or dripping past ten timeouts',
 } as const;
 
 /** One hostile fault family. */
@@ -164,13 +166,33 @@ export const clockStep = (rng: Prng): number => rng.pick([-86_400_000, -3_600_00
 
 /** What `middleboxFault` needs from a scenario. */
 export interface MiddleboxScene {
-  transport: Pick<Transport, 'proxy' | 'rewrite'>;
+  transport: Pick<Transport, 'proxy' | 'rewrite' | 'slow'>;
   rng: Prng;
   now: number;
+  /** The engine's request timeout (ms). */
+  timeout: number;
   /** The protocol's spoiled server URLs (`opaServerUrls` or `gpodderServerUrls`). */
   serverUrls(rng: Prng): RewriteRule;
   otherOrigin: string;
   note(line: string): void;
+}
+
+/**
+ * Slow bodies for the next few answers, against a request timeout of `timeout` ms: a trickle (gaps under the
+ * timeout, longer than it in all), a stall (a pause past it once part of the body came), or a drip (gaps under
+ * it, for longer than ten timeouts in all).
+ */
+export function slowBody(rng: Prng, timeout: number): SlowBodyRule {
+  const under = () => rng.int(Math.round(timeout * 0.3), Math.round(timeout * 0.8));
+  // Each costs simulated seconds (a drip ten timeouts): few answers, so a script still settles in its budget.
+  switch (rng.pick(['trickle', 'trickle', 'stall', 'drip'] as const)) {
+    case 'trickle':
+      return { name: 'trickle', remaining: rng.int(1, 3), parts: rng.int(2, 5), gaps: Array.from({ length: 5 }, under) };
+    case 'stall':
+      return { name: 'stall', remaining: rng.int(1, 2), parts: rng.int(2, 4), gaps: [under(), rng.int(Math.round(timeout * 1.2), timeout * 3)] };
+    default:
+      return { name: 'drip', remaining: 1, parts: 200, gaps: [Math.round(timeout / 2)] };
+  }
 }
 
 /**
@@ -198,6 +220,12 @@ export function middleboxFault(kind: HostileFault, scene: MiddleboxScene): boole
       transport.proxy.push(redirect(rng, scene.otherOrigin));
       note('hostile: a middlebox redirects to another origin');
       return true;
+    case 'slow-body': {
+      const rule = slowBody(rng, scene.timeout);
+      transport.slow.push(rule);
+      note(`hostile: the next ${rule.remaining} answers come slowly (${rule.name}: ${rule.parts} parts, gaps ${rule.gaps.join('/')} ms)`);
+      return true;
+    }
     default:
       return false;
   }

@@ -65,7 +65,7 @@ export interface ScenarioOptions {
 }
 
 /** The hostile families that apply to the Open Podcast API scenario. */
-export const OPA_HOSTILE: readonly HostileFault[] = ['clock', 'empty-2xx', 'html-2xx', 'server-urls', 'retry-after', 'redirect', 'other-tab', 'dead-server'];
+export const OPA_HOSTILE: readonly HostileFault[] = ['clock', 'empty-2xx', 'html-2xx', 'server-urls', 'retry-after', 'redirect', 'other-tab', 'dead-server', 'slow-body'];
 
 /** The kinds of server-side fault the generator injects. */
 export type FaultKind = 'fail5xx' | 'html5xx' | 'rate-limit' | 'drop' | 'drop-after' | 'lost-answer' | 'fail-after' | 'portal' | 'refusal' | 'rollback';
@@ -662,7 +662,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     const hostileStep = async (step: number) => {
       const kind = hr.pick([...hostile]);
       result.faults++;
-      if (middleboxFault(kind, { transport, rng: hr, now: sim.now(), serverUrls: opaServerUrls, otherOrigin: other.origin, note })) {
+      if (middleboxFault(kind, { transport, rng: hr, now: sim.now(), timeout: TIMEOUT, serverUrls: opaServerUrls, otherOrigin: other.origin, note })) {
         if (kind === 'redirect') redirectUsed = true;
       } else switch (kind) {
         case 'clock': {

@@ -52,6 +52,18 @@ export interface RewriteRule {
   edit(body: unknown, method: string, url: URL, sent: unknown): unknown;
 }
 
+/**
+ * Answers whose bodies come in parts (simulated time only): `gaps[i]` ms before part i, the last gap for the rest.
+ * The headers come at once; the engine's timeout measures the silences, and bounds the whole.
+ */
+export interface SlowBodyRule {
+  /** What it does, for counts: `trickle`, `stall`, `drip`. */
+  name: string;
+  remaining: number;
+  parts: number;
+  gaps: number[];
+}
+
 /** One request as the audit keeps it. */
 export interface AuditedRequest {
   /** Virtual ms when the engine made it. */
@@ -138,6 +150,8 @@ export interface Transport {
   proxy: ProxyRule[];
   /** Simulated time only: rules that spoil forwarded answers (see RewriteRule). */
   rewrite: RewriteRule[];
+  /** Simulated time only: answers whose bodies come slowly, the first rule with some left (see SlowBodyRule). */
+  slow: SlowBodyRule[];
   /** Every request with its time and payload keys (simulated time only: `at` is virtual). */
   readonly audit: AuditedRequest[];
   /** A change found in two requests in flight at once: what, and the two requests. */
@@ -211,6 +225,23 @@ function abortable(ms: number, signal: AbortSignal | null | undefined): Promise<
   });
 }
 
+/** `text` as a body that comes as `rule` says, in simulated time; like a platform fetch's, it fails once `signal` aborts. */
+function slowly(sim: Simulation, text: string, rule: SlowBodyRule, signal: AbortSignal | null | undefined): ReadableStream<Uint8Array> {
+  const bytes = new TextEncoder().encode(text);
+  const size = Math.max(1, Math.ceil(bytes.length / rule.parts));
+  let i = 0;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      signal?.addEventListener('abort', () => controller.error(signal.reason), { once: true });
+    },
+    async pull(controller) {
+      if (i * size >= bytes.length) return controller.close();
+      await sim.sleep(rule.gaps[Math.min(i, rule.gaps.length - 1)]!, signal);
+      controller.enqueue(bytes.slice(i * size, ++i * size));
+    },
+  });
+}
+
 /** The JSON body a request carries (undefined when none or not JSON). */
 function bodyOf(init: RequestInit | undefined): unknown {
   if (typeof init?.body !== 'string') return undefined;
@@ -267,6 +298,7 @@ export function createTransport(options: TransportOptions): Transport {
     latency: 0,
     proxy: [],
     rewrite: [],
+    slow: [],
     audit: [],
     overlaps: [],
     onRunaway: undefined,
@@ -482,6 +514,12 @@ export function createTransport(options: TransportOptions): Transport {
       await sim.sleep(rng.int(1, w.maxDelay), signal);
     }
     if (crashing?.phase === 'returned') queueMicrotask(() => crashing.kill());
+    const slow = transport.slow.find((r) => r.remaining > 0);
+    if (slow && text !== '' && answer.status !== 204) {
+      slow.remaining--;
+      count(`slow-body-${slow.name}`);
+      return new Response(slowly(sim, text, slow, signal), { status: answer.status, statusText: answer.statusText, headers: answer.headers });
+    }
     return respond(text, answer);
   }
   return transport;
