@@ -105,7 +105,6 @@ export async function pullEpisodeState(ctx: EngineContext, store: Store): Promis
   return { pulled: refs.length, skipped };
 }
 
-
 /**
  * A run's episode push: the due changes (every pending one when `flush`); resolves with the number uploaded
  * and the device time of the next due change, for the push timer.
