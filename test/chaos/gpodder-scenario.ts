@@ -423,11 +423,14 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
     const er = rng.fork(4);
     /** Where the engine reads episode actions: the Nextcloud app's rows under its paths on a mygpo server, else the log. */
     const family = dialect === 'mygpo' && protocol === 'nextcloud' ? 'nextcloud' : 'api2';
+    /** The story of an episode under `podcast`, made when there is none yet. */
+    const storyOf = (podcast: string, episode: string, guid: string, stray: boolean): EpisodeStory => {
+      const key = `${podcast}\n${guid}`;
+      return episodes.get(key) ?? episodes.set(key, { podcast, episode, guid, stray, changes: [] }).get(key)!;
+    };
     const episodeOf = (podcast: string, stray: boolean): EpisodeStory & { duration: number } => {
       const e = er.pick(s.feedEpisodes(podcast));
-      const key = `${podcast}\n${e.guid}`;
-      const story = episodes.get(key) ?? episodes.set(key, { podcast, episode: e.url, guid: e.guid, stray, changes: [] }).get(key)!;
-      return Object.assign(story, { duration: e.duration });
+      return Object.assign(storyOf(podcast, e.url, e.guid, stray), { duration: e.duration });
     };
     const episodeStep = async () => {
       const feeds = current();
@@ -459,8 +462,7 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
         // Under the URL the engine kept it: a URL its feed moved back from (a refused move) names the episode under
         // the one it moved back to, as a pulled action would; the model's URL may be that stale one.
         // Its story goes along, as its row did (the engine merges the two by the identity rule).
-        const key = `${state.podcast}\n${story.guid}`;
-        const home = state.podcast === story.podcast ? story : (episodes.get(key) ?? episodes.set(key, { podcast: state.podcast, episode: story.episode, guid: story.guid, stray: story.stray, changes: [] }).get(key)!);
+        const home = storyOf(state.podcast, story.episode, story.guid, story.stray);
         if (home !== story) {
           resolvedTo.set(story.podcast, state.podcast);
           home.changes.push(...story.changes);

@@ -210,7 +210,8 @@ function raced<T>(work: Promise<T>, signal: AbortSignal | null | undefined): Pro
   });
 }
 
-function abortable(ms: number, signal: AbortSignal | null | undefined): Promise<void> {
+/** Resolve after `ms` of real time; reject with the signal's reason when it aborts first. */
+export function abortable(ms: number, signal: AbortSignal | null | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const timer = setTimeout(() => {
@@ -225,10 +226,18 @@ function abortable(ms: number, signal: AbortSignal | null | undefined): Promise<
   });
 }
 
-/** `text` as a body that comes as `rule` says, in simulated time; like a platform fetch's, it fails once `signal` aborts. */
-function slowly(sim: Simulation, text: string, rule: SlowBodyRule, signal: AbortSignal | null | undefined): ReadableStream<Uint8Array> {
+/**
+ * `text` as a body that comes in `parts`, `gaps[i]` ms before part i (the last gap for the rest), waited with
+ * `wait` (simulated or real time); like a platform fetch's body, it fails once `signal` aborts.
+ */
+export function partedBody(
+  text: string,
+  { parts, gaps }: Pick<SlowBodyRule, 'parts' | 'gaps'>,
+  wait: (ms: number, signal: AbortSignal | null | undefined) => Promise<void>,
+  signal: AbortSignal | null | undefined,
+): ReadableStream<Uint8Array> {
   const bytes = new TextEncoder().encode(text);
-  const size = Math.max(1, Math.ceil(bytes.length / rule.parts));
+  const size = Math.max(1, Math.ceil(bytes.length / parts));
   let i = 0;
   return new ReadableStream<Uint8Array>({
     start(controller) {
@@ -236,7 +245,7 @@ function slowly(sim: Simulation, text: string, rule: SlowBodyRule, signal: Abort
     },
     async pull(controller) {
       if (i * size >= bytes.length) return controller.close();
-      await sim.sleep(rule.gaps[Math.min(i, rule.gaps.length - 1)]!, signal);
+      await wait(gaps[Math.min(i, gaps.length - 1)]!, signal);
       controller.enqueue(bytes.slice(i * size, ++i * size));
     },
   });
@@ -518,7 +527,7 @@ export function createTransport(options: TransportOptions): Transport {
     if (slow && text !== '' && answer.status !== 204) {
       slow.remaining--;
       count(`slow-body-${slow.name}`);
-      return new Response(slowly(sim, text, slow, signal), { status: answer.status, statusText: answer.statusText, headers: answer.headers });
+      return new Response(partedBody(text, slow, (ms, until) => sim.sleep(ms, until), signal), { status: answer.status, statusText: answer.statusText, headers: answer.headers });
     }
     return respond(text, answer);
   }

@@ -11,6 +11,7 @@ import type { Clock } from '../../src/types.ts';
 import { startGpodderServer } from '../server/gpodder/server.ts';
 import { wallTime } from '../server/listen.ts';
 import { otherOrigin, Scope } from '../chaos/fixtures.ts';
+import { abortable, partedBody } from '../chaos/transport.ts';
 import { engine, picture, requests, server, serverPicture, settle, spyFetch, uniqueDb } from './helpers.ts';
 
 const scope = new Scope();
@@ -147,26 +148,6 @@ describe('a body is read up to a bound (item 13)', () => {
   });
 });
 
-/**
- * The bytes of `text` as a body that comes in `parts` pieces, `gaps[i]` ms before piece i (the last gap for the
- * rest); like a platform fetch's body, it fails with `signal`'s reason once that aborts.
- */
-function drip(text: string, parts: number, gaps: number[], signal: AbortSignal): ReadableStream<Uint8Array> {
-  const bytes = new TextEncoder().encode(text);
-  const size = Math.ceil(bytes.length / parts);
-  let i = 0;
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      signal.addEventListener('abort', () => controller.error(signal.reason), { once: true });
-    },
-    async pull(controller) {
-      if (i * size >= bytes.length) return controller.close();
-      await new Promise((resolve) => setTimeout(resolve, gaps[Math.min(i, gaps.length - 1)]));
-      if (!signal.aborted) controller.enqueue(bytes.slice(i * size, ++i * size));
-    },
-  });
-}
-
 describe('the timeout measures silence, and a request has a bound in all', () => {
   /** An engine whose pulls get the server's real answer, dripped as `gaps` says. */
   async function dripping(gaps: number[], parts = 6, timeout = 300) {
@@ -175,7 +156,7 @@ describe('the timeout measures silence, and a request has a bound in all', () =>
     const fetch = spyFetch(async (url, init, real) => {
       const answer = await real(url, init);
       if (!on || (init?.method ?? 'GET') !== 'GET') return answer;
-      return new Response(drip(await answer.text(), parts, gaps, init!.signal!), { status: answer.status, headers: answer.headers });
+      return new Response(partedBody(await answer.text(), { parts, gaps }, abortable, init?.signal), { status: answer.status, headers: answer.headers });
     });
     const e = engine(s, { fetch, timeout, pageSize: 500 });
     await e.sync();
