@@ -1,8 +1,8 @@
 // The reactive store: the engine's reads folded into frozen snapshots that a UI framework can render, one
 // store per podcast asked for (plus the plain one), all fed by one read loop.
-import { SyncError } from './errors.ts';
+import { SyncError, isSyncError } from './errors.ts';
 import { notify } from './notify.ts';
-import type { Listener, SyncApi, SyncEvents, SyncSnapshot, SyncStatus, SyncStore, Unsubscribe } from './types.ts';
+import type { ErrorInfo, Listener, SyncApi, SyncEvents, SyncSnapshot, SyncStatus, SyncStore, Unsubscribe } from './types.ts';
 
 /** What the store reads from: the client (or the engine in-process). */
 export type StoreSource = Pick<SyncApi, 'subscriptions' | 'pending' | 'failed' | 'status' | 'episodes'> & {
@@ -20,6 +20,11 @@ const OTHER = 4;
 const STATUS = 8;
 /** Up to this many changed rows are re-read alone (an edit, a small pull); more, and the whole list is. */
 const FEW = 100;
+/** A failed read is tried again after this, doubled each time up to `RETRY_MAX` ms. */
+const RETRY = 250;
+const RETRY_MAX = 30_000;
+/** Elapsed time, never the wall clock: a device clock stepped back an hour must not hold the next snapshot an hour. */
+const tick = () => performance.now();
 
 type Data = Record<string, unknown>;
 
@@ -87,8 +92,11 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
   // When the last snapshot's read began (long ago, so the first one goes at once): a read that changed nothing
   // made no frame, so it holds back no later one. And how long the last read of the lists took (a status alone
   // is read in no time, which says nothing of the next read).
-  let last = 0;
+  let last = -FRAME;
   let took = 0;
+  // Reads failed in a row (the retry's backoff), and its timer.
+  let failures = 0;
+  let retry: ReturnType<typeof setTimeout> | undefined;
 
   // One read at a time, the next one only after it: a slow read can never land after a newer one.
   const schedule = (parts: number) => {
@@ -97,9 +105,19 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
       busy = true;
       // A frame after the last snapshot's read began, less the time a read takes: this one's snapshot then lands
       // about a frame after that read began. A negative delay is none.
-      setTimeout(read, last + FRAME - took - Date.now());
+      setTimeout(read, last + FRAME - took - tick());
     }
   };
+
+  /** Make `now` the view's snapshot unless it equals the current one (by value); true when it changed. */
+  function publish(view: View, now: SyncSnapshot): boolean {
+    const was = view.snapshot;
+    // By value: a list `share` kept is the same object, so this compares the changed parts only.
+    view.snapshot = keep(was, now);
+    if (view.snapshot === was) return false;
+    for (const fn of [...view.listeners]) notify(fn, view.snapshot);
+    return true;
+  }
 
   function view(podcast: string | undefined, snapshot: SyncSnapshot): View {
     const listeners: View['listeners'] = new Set();
@@ -130,12 +148,14 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
       subscriptions: [],
       pending: [],
       failed: [],
-      status: { phase: 'idle', online, network: online ? 'online' : 'offline', leader: false, pending: 0, failed: 0, pendingEpisodes: 0 },
+      // Nothing has answered yet: the engine is starting, and whether this tab leads is not known.
+      status: { phase: 'starting', online: false, network: online ? 'unreachable' : 'offline', leader: false, pending: 0, failed: 0, pendingEpisodes: 0 },
     }),
   );
 
   async function read() {
-    const began = Date.now();
+    const began = tick();
+    clearTimeout(retry);
     const parts = dirty;
     const only = keys;
     dirty = 0;
@@ -144,11 +164,12 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
     const asked = podcasts;
     podcasts = new Set();
     try {
-      const [subscriptions, pending, failed, first, episodes] = await Promise.all([
+      const [subscriptions, pending, failed, , episodes] = await Promise.all([
         parts & SUBS ? source.subscriptions(only && { guids: [...only] }) : undefined,
         parts & QUEUE ? source.pending() : undefined,
         parts & QUEUE ? source.failed() : undefined,
-        parts & STATUS ? source.status() : undefined,
+        // Kept even when another read fails (a worker that failed to load still says so in its status).
+        parts & STATUS ? source.status().then((first) => void (status ??= first)) : undefined,
         Promise.all(
           [...views.keys()].map(
             (podcast) =>
@@ -159,9 +180,10 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
           ),
         ),
       ]);
+      failures = 0;
       const old = main.snapshot;
       // An event that came during the read is newer than what the read asked for.
-      const latest = status ?? first ?? old.status;
+      const latest = status ?? old.status;
       const next: SyncSnapshot = {
         ready: true,
         subscriptions: share(
@@ -186,20 +208,21 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
                 ready: was.ready || !!fresh,
                 episodes: share(was.episodes!, fresh),
               };
-        // By value: a list `share` kept is the same object, so this compares the changed parts only.
-        view.snapshot = keep(was, now);
-        if (view.snapshot !== was) {
+        if (publish(view, now)) {
           last = began;
-          if (parts & (SUBS | QUEUE)) took = Date.now() - began;
-          for (const fn of [...view.listeners]) notify(fn, view.snapshot);
+          if (parts & (SUBS | QUEUE)) took = tick() - began;
         }
       });
-    } catch {
-      // Closed, or the database went away: the next event tries again (the whole list, whatever was asked).
+    } catch (e) {
+      // The database went away, the worker restarted: shown in every store, and tried again (the whole list,
+      // whatever was asked) with backoff. A closed client, or a worker that never loaded, answers no read again.
+      const error: ErrorInfo = isSyncError(e) ? { code: e.code, message: e.message } : { code: 'storage', message: String(e) };
+      for (const view of views.values()) publish(view, { ...view.snapshot, status: status ?? view.snapshot.status, error });
       dirty |= parts;
       keys = undefined;
       podcasts = new Set([...asked, ...podcasts]);
       busy = false;
+      if (error.code !== 'closed' && error.code !== 'unsupported') retry = setTimeout(() => schedule(0), Math.min(RETRY_MAX, RETRY * 2 ** failures++));
       return;
     }
     busy = false;

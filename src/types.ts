@@ -147,8 +147,12 @@ export interface DeletionStatus {
   message?: string;
 }
 
-/** What the engine is doing. */
-export type SyncPhase = 'idle' | 'pulling' | 'pushing' | 'offline' | 'auth-required' | 'closed';
+/**
+ * What the engine is doing. `starting`: it has not said yet whether this tab syncs (the store's first snapshot,
+ * and an engine waiting to learn who leads); `unavailable`: the worker never loaded (`lastError.code` is
+ * `unsupported`) and no call can succeed; `offline`: no network, or the server did not answer the last request.
+ */
+export type SyncPhase = 'starting' | 'idle' | 'pulling' | 'pushing' | 'offline' | 'auth-required' | 'unavailable' | 'closed';
 
 /** Progress of the running pull. */
 export interface PullProgress {
@@ -306,6 +310,12 @@ export interface SyncApi {
 export interface SyncSnapshot {
   /** False only until the first read of the local database (not the network): then the cached list is here. */
   readonly ready: boolean;
+  /**
+   * Why the last read of the local database failed (`storage`, a worker that restarted; `unsupported`: the worker
+   * never loaded; `closed`: the client was closed); absent once a read succeeds. The store tries again with backoff
+   * (from 250 ms, doubling, up to 30 s), but not after `closed` or `unsupported`.
+   */
+  readonly error?: ErrorInfo;
   /** The local view, as `subscriptions()` gives it; unchanged rows keep their identity across snapshots. */
   readonly subscriptions: readonly Subscription[];
   /** `pending()`, oldest first. */
