@@ -4,7 +4,7 @@ import type { EventSink, WorkerApi, WorkerStartOptions } from './protocol.ts';
 import { notify } from './notify.ts';
 import { installErrorTransfer } from './transfer.ts';
 import { createStores } from './store.ts';
-import type { ClientOptions, Listener, StoreOptions, SyncApi, SyncEvents, SyncStore } from './types.ts';
+import type { ClientOptions, Listener, StoreOptions, SyncApi, SyncEvents, SyncStatus, SyncStore } from './types.ts';
 
 /** The page side: the engine's methods, async over comlink, plus events. */
 export interface SyncClient extends SyncApi {
@@ -37,11 +37,25 @@ export function createSyncClient(options: ClientOptions): SyncClient {
     for (const listener of listeners[event] as Set<Listener<typeof event>>) notify(listener, payload);
   };
   // A worker that never loads (its file not served, a Content-Security-Policy that forbids it) only fires
-  // `error`: without this every call would wait forever for an answer.
+  // `error`: without this every call would wait forever for an answer. `status()` and a status event say so.
+  let unavailable: SyncStatus | undefined;
   const loadFailed = new Promise<never>((_, reject) => {
     worker.addEventListener?.('error', (event: Event) => {
-      const detail = event instanceof ErrorEvent && event.message ? `: ${event.message}` : '';
-      reject(new SyncError('unsupported', `the sync worker failed to load${detail} (is its file served, and allowed by the page's Content-Security-Policy?)`));
+      const { message } = event as Partial<ErrorEvent>;
+      const error = new SyncError('unsupported', `the sync worker failed to load${message ? `: ${message}` : ''} (is its file served, and allowed by the page's Content-Security-Policy?)`);
+      const offline = typeof navigator !== 'undefined' && navigator.onLine === false;
+      unavailable = {
+        phase: 'unavailable',
+        online: false,
+        network: offline ? 'offline' : 'unreachable',
+        leader: false,
+        pending: 0,
+        failed: 0,
+        pendingEpisodes: 0,
+        lastError: { code: error.code, message: error.message },
+      };
+      reject(error);
+      sink('status', unavailable);
     }, { once: true });
   });
   const started = Promise.race([remote.start(startOptions, proxy(sink)), loadFailed]);
@@ -85,7 +99,7 @@ export function createSyncClient(options: ClientOptions): SyncClient {
     failed: () => call(() => remote.failed()),
     retry: (id) => call(() => remote.retry(id)),
     discard: (id) => call(() => remote.discard(id)),
-    status: () => call(() => remote.status()),
+    status: () => call(() => remote.status()).catch((error: unknown) => (!closed && unavailable) || Promise.reject(error)),
     setProgress: (ref, progress) => call(() => remote.setProgress(ref, progress)),
     markPlayed: (ref, played) => call(() => remote.markPlayed(ref, played)),
     episode: (ref) => call(() => remote.episode(ref)),

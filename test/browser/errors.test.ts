@@ -94,22 +94,29 @@ forEachEngine((engine) => {
       await context.close();
     });
 
-    it('a worker that fails to load makes every call reject with unsupported, instead of hanging', async () => {
+    it('a worker that fails to load makes every call reject with unsupported, instead of hanging, and status (and the store) say so', async () => {
       const context = await h.browser.newContext();
       const page = await openPage(context, h.pages.url, clientOptions(h.server, uniqueDbName('no-worker')));
       const seen = await page.evaluate(async (baseUrl) => {
         const { lib } = window.opa;
         const client = lib.createSyncClient({ baseUrl, dbName: 'never-opened', worker: new Worker('/no-such-worker.js', { type: 'module' }) });
-        const outcome = await client.status().then(
+        const store = client.store();
+        const first = store.getSnapshot().status.phase;
+        const outcome = await client.subscriptions().then(
           () => ({ code: 'resolved', message: '', isSyncError: false }),
           (e: { code?: string; message?: string }) => ({ code: e.code, message: e.message ?? '', isSyncError: lib.isSyncError(e) }),
         );
-        const again = await client.subscriptions().then(() => 'resolved', (e: { code?: string }) => e.code);
+        const status = await client.status();
+        // The store's read failed the same way: it shows the error and the status, and does not try again.
+        while (!store.getSnapshot().error) await new Promise((r) => setTimeout(r, 10));
+        const snap = store.getSnapshot();
         await client.close();
-        return { ...outcome, again };
+        return { ...outcome, first, status, snap: { ready: snap.ready, error: snap.error?.code, phase: snap.status.phase } };
       }, h.server.url);
-      expect(seen).toMatchObject({ code: 'unsupported', isSyncError: true, again: 'unsupported' });
+      expect(seen).toMatchObject({ code: 'unsupported', isSyncError: true, first: 'starting' });
       expect(seen.message).toContain('failed to load');
+      expect(seen.status).toMatchObject({ phase: 'unavailable', online: false, leader: false, lastError: { code: 'unsupported' } });
+      expect(seen.snap).toEqual({ ready: false, error: 'unsupported', phase: 'unavailable' });
       await context.close();
     });
 
