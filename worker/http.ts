@@ -24,7 +24,7 @@ export interface HttpOptions {
   signal: AbortSignal;
   /** Called once per request sent (for reports and benchmarks). */
   onRequest?(): void;
-  /** Called after any response arrives: the real proof of connectivity. */
+  /** Called after a response from the server arrives (not a gateway's 502/503/504): the real proof of connectivity. */
   onResponse?(): void;
   /** Most bytes of a body read; a longer one is `bad-response`. @default MAX_BODY_BYTES (16 MiB) */
   maxBodyBytes?: number;
@@ -70,6 +70,14 @@ export function parseError(value: unknown): ErrorBody | undefined {
   if (typeof o.message !== 'string') return undefined;
   if (typeof o.code !== 'string' && typeof o.code !== 'number') return undefined;
   return { code: o.code, message: o.message };
+}
+
+/**
+ * A gateway's word that the server behind it is down or overloaded (502, 503, 504; often an HTML error page):
+ * an answer from a proxy, not from the server, so the server counts as unreachable, as with a refused connection.
+ */
+export function isGatewayStatus(status: number | undefined): boolean {
+  return status === 502 || status === 503 || status === 504;
 }
 
 /** Map an HTTP status to an error code. */
@@ -214,8 +222,8 @@ export function createHttp(options: HttpOptions): Http {
     } finally {
       timeout.clear();
     }
-    options.onResponse?.();
     const { status } = response;
+    if (!isGatewayStatus(status)) options.onResponse?.();
     if (isRedirect(response)) {
       // Not transient: the same request gets the same answer until baseUrl names where the server went.
       const where = originOf(response.headers.get('Location'), target);

@@ -2,6 +2,7 @@
 import { SyncError, isSyncError, isTransient } from '../../src/errors.ts';
 import type { SyncReport } from '../../src/types.ts';
 import { errorInfo } from '../error-info.ts';
+import { isGatewayStatus } from '../http.ts';
 import { push } from '../outbox.ts';
 import { isClosedError } from '../store/store.ts';
 import { SignedOut } from '../store/claim.ts';
@@ -122,9 +123,9 @@ export async function execute(ctx: EngineContext, kind: 'sync' | 'push', fromTim
   return report;
 }
 
-/** A request that got no answer is the only sign of connectivity a worker can trust. */
+/** A request that got no answer from the server (none at all, or a gateway's 502/503/504) is the only sign of connectivity a worker can trust. */
 export function noteUnreachable(ctx: EngineContext, error: SyncError): void {
-  if (error.code === 'network' || error.code === 'timeout') ctx.state.reachable = false;
+  if (error.code === 'network' || error.code === 'timeout' || isGatewayStatus(error.status)) ctx.state.reachable = false;
 }
 
 /** Pause the queue until new credentials come (401/403). */
