@@ -34,12 +34,14 @@ type ElectionMessage = { type: 'claim' | 'heartbeat' | 'resign'; id: string };
  * the lowest id wins a tie. A leader that closes resigns; one that is killed is replaced once its lease runs out.
  */
 function electOverChannel(name: string, onLead: () => void): Leadership {
-  // Ordered by start time first, so a tab already running wins over a newcomer that claims at the same moment.
+  // Ordered by start time first, so a tab already running wins over a newcomer that claims at the same moment
+  // (wall time: the only clock that tabs share). A lease is elapsed time, measured on this context's monotonic clock.
   const id = `${Date.now().toString(36).padStart(10, '0')}-${Math.random().toString(36).slice(2)}`;
   const channel = new BroadcastChannel(`opa-sync-leader:${name}`);
   let leader = false;
   let closed = false;
-  let lastHeard = 0;
+  let lastHeard = -Infinity;
+  const elapsed = () => performance.now() - lastHeard;
   let claim: ReturnType<typeof setTimeout> | undefined;
   const post = (type: ElectionMessage['type']) => channel.postMessage({ type, id } satisfies ElectionMessage);
   const cancelClaim = () => {
@@ -51,7 +53,7 @@ function electOverChannel(name: string, onLead: () => void): Leadership {
     post('claim');
     claim = setTimeout(() => {
       claim = undefined;
-      if (closed || leader || Date.now() - lastHeard < LEASE_MS) return;
+      if (closed || leader || elapsed() < LEASE_MS) return;
       leader = true;
       post('heartbeat');
       onLead();
@@ -61,7 +63,7 @@ function electOverChannel(name: string, onLead: () => void): Leadership {
     const message = event.data;
     if (closed || !message || message.id === id) return;
     if (message.type === 'heartbeat') {
-      lastHeard = Date.now();
+      lastHeard = performance.now();
       cancelClaim();
       // Two leaders (a partition healed): the lower id keeps the role.
       if (leader && message.id < id) leader = false;
@@ -69,13 +71,13 @@ function electOverChannel(name: string, onLead: () => void): Leadership {
       if (leader) post('heartbeat');
       else if (claim && message.id < id) cancelClaim();
     } else if (message.type === 'resign') {
-      lastHeard = 0;
+      lastHeard = -Infinity;
       startClaim();
     }
   };
   const timer = setInterval(() => {
     if (leader) post('heartbeat');
-    else if (Date.now() - lastHeard >= LEASE_MS) startClaim();
+    else if (elapsed() >= LEASE_MS) startClaim();
   }, HEARTBEAT_MS);
   startClaim();
   return {
