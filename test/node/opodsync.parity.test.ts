@@ -115,7 +115,7 @@ describeOpodsync('the opodsync dialect against the real opodsync', () => {
   let peer: Opodsync;
   let ref: GpodderServer;
   beforeAll(async () => {
-    [peer, ref] = await Promise.all([startOpodsync(), startGpodderServer({ dialect: 'opodsync' })]);
+    [peer, ref] = await Promise.all([startOpodsync(), startGpodderServer({ dialect: 'opodsync', cors: false })]);
   });
   afterAll(async () => {
     await Promise.all([peer?.stop(), ref?.close()]);

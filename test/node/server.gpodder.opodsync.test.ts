@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { GPODDER_EPOCH_MS, gpodderServerPerFile } from './server-fixture.ts';
 import type { WireChanges, WireUploadResult } from '../server/gpodder/server.ts';
 
-const ctx = gpodderServerPerFile({ dialect: 'opodsync' });
+const ctx = gpodderServerPerFile({ dialect: 'opodsync', cors: false });
 const T0 = GPODDER_EPOCH_MS / 1000;
 
 const subs = (device = 'web') => `/api/2/subscriptions/alice/${device}.json`;

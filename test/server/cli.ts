@@ -3,7 +3,7 @@
 //   opa (default): [--token T]... [--max-per-page M] [--deletion-delay MS] [--delete-status 201|202]
 //                  [--links absolute|relative|none]
 //   gpodder, nextcloud (one server serves both path families):
-//                  [--dialect mygpo|opodsync] [--user NAME:PASSWORD]... [--seed-device ID]
+//                  [--dialect mygpo|opodsync] [--user NAME:PASSWORD]... [--seed-device ID] [--no-cors]
 import { parseArgs } from 'node:util';
 import { startGpodderServer } from './gpodder/server.ts';
 import type { GpodderDialect } from './gpodder/types.ts';
@@ -39,6 +39,7 @@ const { values } = parseArgs({
     'seed-device': { type: 'string' },
     data: { type: 'string' },
     'random-seed': { type: 'string' },
+    'no-cors': { type: 'boolean' },
   },
 });
 
@@ -51,7 +52,7 @@ const only = (flags: string[], where: string): void => {
 
 /** Start the Open Podcast API server. */
 async function startOpa(): Promise<{ close(): Promise<void> }> {
-  only(['dialect', 'user', 'seed-device'], 'gpodder or nextcloud');
+  only(['dialect', 'user', 'seed-device', 'no-cors'], 'gpodder or nextcloud');
   const deleteStatus = int('delete-status', values['delete-status']);
   const links = values.links;
   if (deleteStatus !== undefined && deleteStatus !== 201 && deleteStatus !== 202) usage('--delete-status must be 201 or 202');
@@ -96,6 +97,7 @@ async function startGpodder(): Promise<{ close(): Promise<void> }> {
     seedDevice: values['seed-device'],
     dataFile: values.data,
     randomSeed: int('random-seed', values['random-seed']),
+    cors: !values['no-cors'],
   });
   console.log(`listening on ${server.url}`);
   console.log(`protocol ${protocol}, ${dialect} dialect: /api/2/... and /index.php/apps/gpoddersync/...`);

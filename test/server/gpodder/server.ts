@@ -32,8 +32,8 @@ export async function startGpodderServer(opts: GpodderServerOptions = {}): Promi
   const time = opts.time ?? wallTime;
   const now = (): number => time.now();
   const initialLatency = opts.latencyMs ?? 0;
-  // gpodder.net sends CORS headers; opodsync (and Nextcloud) send none, so a page needs one origin.
-  const cors = dialect === 'mygpo';
+  // gpodder.net sends CORS headers; opodsync sends none (`cors: false` models it: a page then needs one origin).
+  const cors = opts.cors ?? true;
   const accounts = createAccounts(users);
   const auth = createAuth(accounts);
   const file = opts.dataFile === undefined ? undefined : dataFile<GpodderState>(opts.dataFile, 'opa-sync gPodder reference server');

@@ -128,6 +128,12 @@ export interface GpodderServerOptions {
   randomSeed?: number;
   /** Keep the state in this JSON file (read at start, written atomically after every change); see the README. @default in memory only */
   dataFile?: string;
+  /**
+   * Answer CORS (every origin, preflights before credentials), as the OPA reference server does, so a page on
+   * another origin needs no proxy. `false` answers as the real opodsync does: no CORS headers, and a preflight
+   * gets 401 (the opodsync dialect's parity with it is checked so). @default true
+   */
+  cors?: boolean;
 }
 
 /** Which episode action store a read names. */
