@@ -14,7 +14,7 @@ import { acquireLeadership } from './leader.ts';
 import { createGpodderTransport } from './gpodder/transport.ts';
 import { createOpaTransport } from './opa/transport.ts';
 import { resolveOptions } from './options.ts';
-import { createStore } from './store/store.ts';
+import { createEngineStore } from './engine/store.ts';
 
 /** The engine: the shared method set, events, and the page's connectivity and visibility signals. */
 export interface SyncEngine extends SyncApi {
@@ -67,7 +67,7 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
     },
   });
   // Episodes that moved with their feed's URL (whatever edit moved it) are told like any episode change.
-  const store = createStore(db, () => `local-${randomUuid(clock.random)}`, (episodes) => emitEpisodes(ctx, episodes));
+  const store = createEngineStore(db, () => `local-${randomUuid(clock.random)}`, (episodes) => emitEpisodes(ctx, episodes));
   const transport =
     opts.protocol === 'opa'
       ? createOpaTransport(http, clock, opts.pageSize)

@@ -12,7 +12,7 @@ import { createHttp } from '../../worker/http.ts';
 import { TooLarge } from '../../worker/http-body.ts';
 import { EPISODE_OVERLAP, RECONCILE_INTERVAL, newestPerEpisode, pullEpisodes } from '../../worker/episodes/pull.ts';
 import { applyChange, fromPlay, type EpisodeFields } from '../../worker/episodes/register.ts';
-import { createStore } from '../../worker/store/store.ts';
+import { createEngineStore as createStore } from '../../worker/engine/store.ts';
 import { uniqueDb } from './helpers.ts';
 
 const seed = 1813;

@@ -3,7 +3,7 @@
 import { SyncError } from '../../src/errors.ts';
 import type { Auth, EpisodeState, SubscriptionChange, SubscriptionFilter, SyncReport } from '../../src/types.ts';
 import { authAccount, checkAuth } from '../options.ts';
-import { storageError, type Store } from '../store/store.ts';
+import { storageError, type Store } from './store.ts';
 import type { SyncEngine } from '../engine.ts';
 import { reader, whenBound, writer } from './binding.ts';
 import type { EngineContext } from './context.ts';

@@ -1,6 +1,6 @@
 // The store belongs to one server, account and protocol. A sync or a local edit claims it (binds an unbound
 // store); a read claims nothing; each part of the engine reaches the store through the guard that says so.
-import type { Store } from '../store/store.ts';
+import type { Store } from './store.ts';
 import type { EngineContext } from './context.ts';
 
 /**

@@ -5,7 +5,7 @@ import type { Auth, Clock, ErrorInfo, Listener, PullProgress, SyncPhase, SyncRep
 import type { Channel } from '../channel.ts';
 import type { Leadership } from '../leader.ts';
 import type { ResolvedOptions } from '../options.ts';
-import type { Binding, Store } from '../store/store.ts';
+import type { Binding, Store } from './store.ts';
 import type { Transport } from '../transport.ts';
 
 /** What the engine knows about itself right now (read by status, written by runs and the API). Absent is unset. */

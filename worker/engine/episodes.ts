@@ -6,7 +6,7 @@ import { MAX_SECONDS } from '../gpodder/episode-wire.ts';
 import { RECONCILE_INTERVAL, pullEpisodes } from '../episodes/pull.ts';
 import { pushEpisodes } from '../episodes/push.ts';
 import { episodeState, type LocalEpisodeChange } from '../episodes/store.ts';
-import type { Store } from '../store/store.ts';
+import type { Store } from './store.ts';
 import type { EngineContext } from './context.ts';
 import { emit, emitStatus } from './events.ts';
 import { checkFeedUrl } from './input.ts';

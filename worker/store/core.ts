@@ -5,6 +5,15 @@ import type { SyncDatabase } from '../../src/schema.ts';
 import type { EpisodeRef } from '../../src/types.ts';
 import { judge, type Binding, type Guard, type Owner } from './claim.ts';
 import { createWorkset, type Workset } from './workset.ts';
+import type { FeedsMoved } from './workset-state.ts';
+
+/** What the floor above plugs into the store: what follows a feed URL that moves, and who hears of it once committed. */
+export interface FeedMoveHooks {
+  /** Re-key what belongs to the feeds a unit of work moved, in its transaction (the engine wires episodes/move.ts). */
+  feedsMoved?: FeedsMoved;
+  /** Episodes a committed unit of work moved with their feed. */
+  onMoved?(episodes: EpisodeRef[]): void;
+}
 
 /** Keys of the `meta` table. */
 export const META = {
@@ -141,7 +150,7 @@ export function isWebKit(userAgent = globalThis.navigator?.userAgent ?? ''): boo
 }
 
 /**
- * Create the core over an (unopened) database; `onMoved` hears of episodes a committed edit moved with their feed.
+ * Create the core over an (unopened) database; `hooks` says what follows a feed that moves (see `FeedMoveHooks`).
  *
  * In WebKit (`serial`) the engine's transactions run one at a time, each after the one before has completed
  * or aborted. When a worker ends (terminate(), a reload, a closed tab) while it has two IndexedDB transactions
@@ -152,7 +161,7 @@ export function isWebKit(userAgent = globalThis.navigator?.userAgent ?? ''): boo
  * opening, a transaction without requests, is the one outside this.) Elsewhere transactions overlap: a pull's
  * pages queue behind each other and reads do not wait behind edits.
  */
-export function createStoreCore(db: SyncDatabase, serial = isWebKit(), onMoved: (episodes: EpisodeRef[]) => void = () => undefined): StoreCore {
+export function createStoreCore(db: SyncDatabase, serial = isWebKit(), hooks: FeedMoveHooks = {}): StoreCore {
   // `meta` only where it is used: another tab's status reads never wait behind an unguarded edit. `episodes`:
   // a subscription's feed URL that moves takes its listening state along (see episodes/move.ts).
   const data = [db.subscriptions, db.outbox, db.aliases, db.episodes];
@@ -217,7 +226,7 @@ export function createStoreCore(db: SyncDatabase, serial = isWebKit(), onMoved: 
             // count is asked first but awaited last: a fresh unit of work reads nothing, so its rows are computed
             // and its writes issued while an earlier transaction still commits (see `pull` in engine/pull.ts).
             const queued = assumeFresh ? db.outbox.count() : undefined;
-            const ws = createWorkset(db, fresh && assumeFresh ? (key) => !((fresh.pull.written.get(key) ?? Infinity) < fresh.batch) : undefined);
+            const ws = createWorkset(db, fresh && assumeFresh ? (key) => !((fresh.pull.written.get(key) ?? Infinity) < fresh.batch) : undefined, hooks.feedsMoved);
             const result = await work(ws);
             const changed = await ws.flush();
             moved = ws.moved();
@@ -231,7 +240,7 @@ export function createStoreCore(db: SyncDatabase, serial = isWebKit(), onMoved: 
           return run(false);
         });
         // Committed: the episodes that moved with a feed are told (the edit's own caller tells its guids).
-        if (moved.length) onMoved(moved);
+        if (moved.length) hooks.onMoved?.(moved);
         return done;
       },
       read(work) {

@@ -1,6 +1,5 @@
 // Writing a unit of work: only what differs from what was read, in bulk requests.
 import type { StoredSubscription } from '../../src/schema.ts';
-import { moveEpisodes } from '../episodes/move.ts';
 import { feedMoves } from './feed-moves.ts';
 import { sameRow } from './view.ts';
 import type { WorksetState } from './workset-state.ts';
@@ -44,9 +43,9 @@ export async function flush(st: WorksetState): Promise<string[]> {
       }),
     );
   }
-  // A subscription's feed URL moved: its listening state moves with it, in this transaction.
-  const moves = feedMoves(st);
-  if (moves.size) writes.push(moveEpisodes(st.db, moves).then((refs) => void st.movedEpisodes.push(...refs)));
+  // A subscription's feed URL moved: what follows it (listening state) moves with it, in this transaction.
+  const moves = st.feedsMoved ? feedMoves(st) : undefined;
+  if (moves?.size) writes.push(st.feedsMoved!(st.db, moves).then((refs) => void st.movedEpisodes.push(...refs)));
   st.writtenKeys = [...puts.map((r) => r.guid), ...aliasPuts.map((a) => a.from)];
   await Promise.all(writes);
   return changed;

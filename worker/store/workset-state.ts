@@ -4,11 +4,20 @@ import type { EpisodeRef } from '../../src/types.ts';
 
 export const MAX_HOPS = 64;
 
+/**
+ * What a unit of work reports of the feed URLs it moved (old → new), inside its transaction: whatever belongs to
+ * those feeds on a floor above the store (listening state, see episodes/move.ts) is re-keyed there, and the
+ * episodes moved come back. The engine wires it; the store imports nothing above itself.
+ */
+export type FeedsMoved = (db: SyncDatabase, moves: ReadonlyMap<string, string>) => Promise<EpisodeRef[]>;
+
 /** What one unit of work holds: rows and aliases as read (`original`) and as edited, queued changes per row. */
 export interface WorksetState {
   readonly db: SyncDatabase;
   /** Keys known to be in neither the rows nor the aliases table (not read). */
   readonly absent: (key: string) => boolean;
+  /** Told of the feeds `flush` moved (none: nothing follows them). */
+  readonly feedsMoved: FeedsMoved | undefined;
   readonly rows: Map<string, StoredSubscription | null>;
   readonly original: Map<string, StoredSubscription | null>;
   readonly aliases: Map<string, string | null>;
@@ -25,10 +34,11 @@ export interface WorksetState {
 }
 
 /** An empty unit of work over `db`. */
-export function createWorksetState(db: SyncDatabase, absent: (key: string) => boolean): WorksetState {
+export function createWorksetState(db: SyncDatabase, absent: (key: string) => boolean, feedsMoved?: FeedsMoved): WorksetState {
   return {
     db,
     absent,
+    feedsMoved,
     rows: new Map(),
     original: new Map(),
     aliases: new Map(),

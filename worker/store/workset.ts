@@ -6,7 +6,7 @@ import type { SyncDatabase } from '../../src/schema.ts';
 import { createRow, deleteChange, putChange, recompute, setBase } from './workset-derive.ts';
 import { flush, written } from './workset-flush.ts';
 import { loadChange, preload } from './workset-load.ts';
-import { alias, changes, createWorksetState, resolve, row, unalias } from './workset-state.ts';
+import { alias, changes, createWorksetState, resolve, row, unalias, type FeedsMoved } from './workset-state.ts';
 import type { ServerBase, StoredChange, StoredSubscription } from '../../src/schema.ts';
 import type { EpisodeRef } from '../../src/types.ts';
 
@@ -49,8 +49,8 @@ export interface Workset {
  * the caller knows are in neither the rows nor the aliases table, so they are not read (a first pull into
  * an empty store would otherwise spend half its time reading nothing: `bulkGet` is one request per key).
  */
-export function createWorkset(db: SyncDatabase, absent: (key: string) => boolean = () => false): Workset {
-  const st = createWorksetState(db, absent);
+export function createWorkset(db: SyncDatabase, absent: (key: string) => boolean = () => false, feedsMoved?: FeedsMoved): Workset {
+  const st = createWorksetState(db, absent, feedsMoved);
   return {
     preload: (guids) => preload(st, guids),
     loadChange: (id) => loadChange(st, id),
