@@ -20,6 +20,7 @@ import {
   middleboxFault,
   clockStep,
   deadServer,
+  gatewayDownStep,
   gpodderServerUrls,
   uploadTooLarge,
   yearLong,
@@ -330,6 +331,17 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
             // A user's toggles are ms apart: the failed uploads (and so the changes' backoffs) spread out.
             await sim.sleep(hr.int(0, 20));
           }
+          break;
+        }
+        case 'gateway-down': {
+          const feeds = current().slice(0, 10);
+          const toggle = async () => {
+            if (!feeds.length) return;
+            const url = hr.pick(feeds);
+            const value = hr.chance(0.5);
+            await local(`update(${url}, {isSubscribed: ${value}})`, (e) => e.update(url, { isSubscribed: value }), wants(url, value));
+          };
+          violations.push(...(await gatewayDownStep({ transport, rng: hr, now: sim.now, sleep: (ms) => sim.sleep(ms), engine: () => engine, edit: toggle, note })));
           break;
         }
       }

@@ -3,6 +3,8 @@
 // 413, a dead server), a server that sends feed URLs no app should store, a Retry-After of a year, a gPodder
 // server whose clock goes back, another tab that signs out and in as someone else mid-pull, and credentials
 // switched to another account mid-pull. Each family can be switched on or off by name (`--faults`).
+import type { SyncEngine } from '../../worker/index.ts';
+import { gatewayStatusViolations } from './invariants.ts';
 import type { Prng } from './prng.ts';
 import type { ProxyRule, RewriteRule, SlowBodyRule, Transport } from './transport.ts';
 
@@ -21,6 +23,8 @@ export const HOSTILE_FAULTS = {
   'dead-server': 'the server refuses connections for a few simulated seconds while the app makes a burst of edits',
   'slow-body':
     'answers come in parts: slower in all than the timeout but never silent that long (to be read), with a pause past the timeout after the server applied the request, or dripping past ten timeouts',
+  'gateway-down':
+    "the server is down behind a proxy: every request gets the proxy's 502/503/504 HTML page for a few simulated seconds while the app edits and syncs; the status must not say online and idle meanwhile",
 } as const;
 
 /** One hostile fault family. */
@@ -91,6 +95,14 @@ export function uploadTooLarge(rng: Prng, now: number): ProxyRule & { limit: num
   };
 }
 
+/** A gateway's error page (nginx's 502, 503 or 504, HTML) for every request during 1-5 simulated seconds from `now`. */
+export function gatewayDown(rng: Prng, now: number): ProxyRule {
+  const status = rng.pick([502, 502, 503, 504]);
+  const title = `${status} ${status === 502 ? 'Bad Gateway' : status === 503 ? 'Service Temporarily Unavailable' : 'Gateway Time-out'}`;
+  const text = `<html>\r\n<head><title>${title}</title></head>\r\n<body>\r\n<center><h1>${title}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`;
+  return { name: 'gateway-down', until: now + rng.int(1_000, 5_000), match: () => true, answer: { status, text, headers: { 'Content-Type': 'text/html' } } };
+}
+
 /** Connections refused during `ms` from `now`. */
 export function deadServer(rng: Prng, now: number): ProxyRule {
   return { name: 'dead-server', until: now + rng.int(1_000, 5_000), match: () => true, answer: { refuse: true } };
@@ -159,6 +171,47 @@ export function gpodderServerUrls(rng: Prng): RewriteRule {
       return undefined;
     },
   };
+}
+
+/** What `gatewayDownStep` needs from a scenario. */
+export interface GatewayScene {
+  transport: Pick<Transport, 'proxy' | 'audit' | 'inFlight'>;
+  rng: Prng;
+  now(): number;
+  sleep(ms: number): Promise<void>;
+  /** The engine as it is now (a crash replaces it). */
+  engine(): Pick<SyncEngine, 'sync' | 'status'>;
+  /** One local edit of the scenario's (it records it in its model). */
+  edit(): Promise<void>;
+  note(line: string): void;
+}
+
+/**
+ * The server goes down behind a proxy: a few edits and a sync meet the gateway's error page; while it lasts,
+ * the status must not say online (and idle). Checked only when no request was in flight as it went down (an
+ * answer the server gave before may land after) and every request since got the page. Returns violations.
+ */
+export async function gatewayDownStep(scene: GatewayScene): Promise<string[]> {
+  const { transport, rng, note } = scene;
+  const rule = gatewayDown(rng, scene.now());
+  const quiet = transport.inFlight.size === 0;
+  const from = transport.audit.length;
+  transport.proxy.push(rule);
+  const edits = rng.int(1, 8);
+  const answer = rule.answer as { status: number };
+  note(`hostile: the server is down behind a proxy (${answer.status}, an HTML page) for ${rule.until! - scene.now()} ms; ${edits} edits and a sync`);
+  for (let i = 0; i < edits; i++) await scene.edit();
+  await scene.engine().sync().then(
+    () => note('gateway-down: the sync resolved'),
+    (error: unknown) => note(`gateway-down: the sync rejected (${(error as { code?: string }).code ?? String(error)})`),
+  );
+  // Status events are coalesced (25 ms); the status read is what the app would see now.
+  await scene.sleep(60);
+  const status = await scene.engine().status();
+  const since = transport.audit.slice(from);
+  const checked = quiet && scene.now() < rule.until! && since.length > 0 && since.every((r) => r.outcome === 'proxied');
+  note(`gateway-down: status ${status.phase}, network ${status.network} after ${since.length} requests (${checked ? 'checked' : 'not checked'})`);
+  return checked ? gatewayStatusViolations(status, since).map((v) => `gateway-down: ${v}`) : [];
 }
 
 /** How far the device clock steps. */

@@ -12,7 +12,7 @@
 //      trimmed http(s) URL in the store (what the page is handed); no change in two requests at once; no spin
 //      (requests per change and simulated minute within what the backoff schedule allows); nothing of one
 //      account in another's store.
-import type { FailedChange } from '../../src/types.ts';
+import type { FailedChange, SyncStatus } from '../../src/types.ts';
 import type { SyncEngine } from '../../worker/index.ts';
 import type { RefServer, ServerEntryView } from '../server/types.ts';
 import { localPicture, readStore, serverPicture, type OtherOrigin, type StoreSnapshot } from './fixtures.ts';
@@ -399,6 +399,18 @@ function upperBound(sorted: readonly number[], x: number): number {
     else hi = mid;
   }
   return lo;
+}
+
+/**
+ * The status while every request fails at a gateway (issue 25): never `online` (and `idle`), as if the server
+ * answered. `requests` are the audited requests made since the gateway went down (none in flight before it).
+ */
+export function gatewayStatusViolations(status: SyncStatus, requests: readonly AuditedRequest[]): string[] {
+  if (!requests.length || requests.some((r) => r.outcome !== 'proxied')) return [];
+  if (status.online || status.network === 'online') {
+    return [`status: ${status.phase}, network ${status.network} after ${requests.length} requests all got the gateway's error page (the server is down behind a proxy: unreachable)`];
+  }
+  return [];
 }
 
 /** No change was carried by two requests in flight at once (the transport's audit). */

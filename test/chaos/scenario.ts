@@ -29,6 +29,7 @@ import {
   middleboxFault,
   clockStep,
   deadServer,
+  gatewayDownStep,
   opaServerUrls,
   yearLong,
   type HostileFault,
@@ -65,7 +66,7 @@ export interface ScenarioOptions {
 }
 
 /** The hostile families that apply to the Open Podcast API scenario. */
-export const OPA_HOSTILE: readonly HostileFault[] = ['clock', 'empty-2xx', 'html-2xx', 'server-urls', 'retry-after', 'redirect', 'other-tab', 'dead-server', 'slow-body'];
+export const OPA_HOSTILE: readonly HostileFault[] = ['clock', 'empty-2xx', 'html-2xx', 'server-urls', 'retry-after', 'redirect', 'other-tab', 'dead-server', 'slow-body', 'gateway-down'];
 
 /** The kinds of server-side fault the generator injects. */
 export type FaultKind = 'fail5xx' | 'html5xx' | 'rate-limit' | 'drop' | 'drop-after' | 'lost-answer' | 'fail-after' | 'portal' | 'refusal' | 'rollback';
@@ -697,6 +698,11 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
           for (let i = 0; i < edits; i++) await localStep('update');
           break;
         }
+        case 'gateway-down':
+          violations.push(
+            ...(await gatewayDownStep({ transport, rng: hr, now: sim.now, sleep: (ms) => sim.sleep(ms), engine: () => engine, edit: () => localStep('update'), note })),
+          );
+          break;
       }
       if (switched && switched.signBackAt < 0) switched.signBackAt = step + hr.int(1, 3);
     };
