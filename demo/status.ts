@@ -20,12 +20,19 @@ export function createStatusPanel(session: Session): void {
 
   const lastSync = (): string => (current?.lastSuccess ? `${clock(current.lastSuccess)} (${ago(current.lastSuccess)})` : 'never');
 
+  /** Whether the server answers: the device offline and the server unreachable (also behind a proxy that answers 502) told apart. */
+  const online = (s: SyncStatus): string => (s.online ? 'yes' : s.network === 'offline' ? 'no (this device is offline)' : s.phase === 'unavailable' ? 'no (the sync worker did not load)' : 'no (the server does not answer)');
+
+  /** Leadership is not known while the engine starts, and there is none without a worker. */
+  const leader = (s: SyncStatus): string =>
+    s.phase === 'starting' ? 'not known yet (starting)' : s.phase === 'unavailable' ? '—' : s.leader ? 'yes (this tab syncs)' : 'no (another tab syncs)';
+
   function render(s: SyncStatus | undefined): void {
     current = s;
     setPill(s ? s.phase : 'disconnected');
     field('phase').textContent = s?.phase ?? '—';
-    field('online').textContent = s ? (s.online ? 'yes' : 'no') : '—';
-    field('leader').textContent = s ? (s.leader ? 'yes (this tab syncs)' : 'no (another tab syncs)') : '—';
+    field('online').textContent = s ? online(s) : '—';
+    field('leader').textContent = s ? leader(s) : '—';
     field('pending').textContent = s ? String(s.pending) : '—';
     field('failed').textContent = s ? String(s.failed) : '—';
     // Listening-state changes wait apart from subscription changes (`pending()` lists only the latter).
