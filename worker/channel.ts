@@ -5,6 +5,8 @@ export type ChannelMessage =
   | { type: 'change'; guids: string[]; queue?: true; episodes?: EpisodeRef[] }
   | { type: 'queued' }
   | { type: 'status'; status: SyncStatus }
+  /** A context that just started asks the leader for its status (it does not know yet who syncs). */
+  | { type: 'hello' }
   | { type: 'sync-request'; id: string }
   | { type: 'sync-result'; id: string; report?: SyncReport; error?: ErrorInfo };
 

@@ -8,6 +8,7 @@ import type { EngineContext, EngineState, RunState } from './engine/context.ts';
 import { emitStatus } from './engine/events.ts';
 import { emitEpisodes } from './engine/episodes.ts';
 import { background, startInterval } from './engine/schedule.ts';
+import { idlePhase, setPhase } from './engine/status.ts';
 import { onMessage, runForwardedHere } from './engine/tabs.ts';
 import { createHttp } from './http.ts';
 import { acquireLeadership } from './leader.ts';
@@ -34,7 +35,8 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
   const closing = new AbortController();
   const state: EngineState = {
     auth: opts.auth,
-    phase: 'idle',
+    // Until this context leads or hears from the tab that does: whether this tab syncs is not known yet.
+    phase: 'starting',
     browserOnline: (globalThis as { navigator?: { onLine?: boolean } }).navigator?.onLine ?? true,
     reachable: true,
     authPaused: false,
@@ -98,12 +100,14 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
     channel: openChannel(opts.dbName, (message) => onMessage(ctx, message)),
     leadership: acquireLeadership(opts.dbName, () => {
       if (state.closed) return;
+      if (state.phase === 'starting') setPhase(ctx, idlePhase(ctx));
       emitStatus(ctx);
       startInterval(ctx);
       background(ctx, 'sync');
       runForwardedHere(ctx);
     }),
   };
+  ctx.channel.post({ type: 'hello' });
   // Nothing is claimed here: a read claims nothing, a local edit or a sync binds the store.
   return createApi(ctx);
 }

@@ -37,7 +37,8 @@ export async function snapshot(ctx: EngineContext): Promise<SyncStatus> {
     // A closed or mismatched database: report what is known.
   }
   const leader = ctx.leadership.isLeader;
-  const network = !state.browserOnline ? 'offline' : state.reachable ? 'online' : 'unreachable';
+  // Starting, nothing has answered yet: not online.
+  const network = !state.browserOnline ? 'offline' : state.reachable && state.phase !== 'starting' ? 'online' : 'unreachable';
   const mine: SyncStatus = {
     phase: state.closed ? 'closed' : state.phase,
     online: network === 'online',

@@ -29,6 +29,10 @@ export function onMessage(ctx: EngineContext, message: ChannelMessage): void {
       state.leaderStatus = message.status;
       if (!leadership.isLeader) emitStatus(ctx);
       break;
+    case 'hello':
+      // Its status (posted to the other tabs) tells the newcomer that a tab syncs and which one.
+      if (leadership.isLeader) emitStatus(ctx);
+      break;
     case 'sync-request':
       if (leadership.isLeader) {
         sync(ctx).then(
