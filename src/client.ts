@@ -39,8 +39,11 @@ export function createSyncClient(options: ClientOptions): SyncClient {
   // A worker that never loads (its file not served, a Content-Security-Policy that forbids it) only fires
   // `error`: without this every call would wait forever for an answer. `status()` and a status event say so.
   let unavailable: SyncStatus | undefined;
+  let loaded = false;
   const loadFailed = new Promise<never>((_, reject) => {
     worker.addEventListener?.('error', (event: Event) => {
+      // An error a started worker throws later is not a failure to load.
+      if (loaded) return;
       const { message } = event as Partial<ErrorEvent>;
       const error = new SyncError('unsupported', `the sync worker failed to load${message ? `: ${message}` : ''} (is its file served, and allowed by the page's Content-Security-Policy?)`);
       const offline = typeof navigator !== 'undefined' && navigator.onLine === false;
@@ -58,7 +61,7 @@ export function createSyncClient(options: ClientOptions): SyncClient {
       sink('status', unavailable);
     }, { once: true });
   });
-  const started = Promise.race([remote.start(startOptions, proxy(sink)), loadFailed]);
+  const started = Promise.race([remote.start(startOptions, proxy(sink)).then(() => void (loaded = true)), loadFailed]);
   started.catch(() => undefined);
 
   const hasWindow = typeof window !== 'undefined' && typeof window.addEventListener === 'function';

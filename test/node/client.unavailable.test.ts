@@ -31,3 +31,28 @@ describe('a worker that failed to load', () => {
     await expect(client.status()).rejects.toMatchObject({ code: 'closed' });
   });
 });
+
+describe('a worker that loaded', () => {
+  it('an error it throws later is not a failure to load: no unavailable status', async () => {
+    const { MessageChannel } = await import('node:worker_threads');
+    const { exposeSyncEngine } = await import('../../worker/index.ts');
+    const { port1, port2 } = new MessageChannel();
+    exposeSyncEngine(port1 as never);
+    const target = new EventTarget();
+    port2.on('message', (data: unknown) => target.dispatchEvent(new MessageEvent('message', { data })));
+    const worker = Object.assign(target, {
+      postMessage: (message: unknown, transfer?: Transferable[]) => port2.postMessage(message, transfer as never),
+      terminate: () => (port2.close(), port1.close()),
+      start: () => port2.start(),
+    }) as unknown as Worker;
+    const client = createSyncClient({ baseUrl: 'http://127.0.0.1:9/v1', dbName: `loaded-${Math.random()}`, pullInterval: 0, worker });
+    const events: SyncStatus[] = [];
+    client.on('status', (s) => events.push(s));
+    await client.subscriptions();
+    target.dispatchEvent(new Event('error'));
+    const status = await client.status();
+    expect(status.phase).not.toBe('unavailable');
+    expect(events.some((s) => s.phase === 'unavailable')).toBe(false);
+    await client.close();
+  });
+});
