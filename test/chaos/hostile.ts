@@ -95,12 +95,23 @@ export function uploadTooLarge(rng: Prng, now: number): ProxyRule & { limit: num
   };
 }
 
-/** A gateway's error page (nginx's 502, 503 or 504, HTML) for every request during 1-5 simulated seconds from `now`. */
-export function gatewayDown(rng: Prng, now: number): ProxyRule {
+/** A gateway's error page (nginx's 502, 503 or 504, HTML) for every request during 1-5 simulated seconds from `now`; `answered` counts the requests it answered. */
+export function gatewayDown(rng: Prng, now: number): ProxyRule & { status: number; answered: number } {
   const status = rng.pick([502, 502, 503, 504]);
   const title = `${status} ${status === 502 ? 'Bad Gateway' : status === 503 ? 'Service Temporarily Unavailable' : 'Gateway Time-out'}`;
   const text = `<html>\r\n<head><title>${title}</title></head>\r\n<body>\r\n<center><h1>${title}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`;
-  return { name: 'gateway-down', until: now + rng.int(1_000, 5_000), match: () => true, answer: { status, text, headers: { 'Content-Type': 'text/html' } } };
+  const rule = {
+    name: 'gateway-down',
+    status,
+    answered: 0,
+    until: now + rng.int(1_000, 5_000),
+    match: () => true,
+    answer: () => {
+      rule.answered++;
+      return { status, text, headers: { 'Content-Type': 'text/html' } };
+    },
+  };
+  return rule;
 }
 
 /** Connections refused during `ms` from `now`. */
@@ -189,7 +200,7 @@ export interface GatewayScene {
 /**
  * The server goes down behind a proxy: a few edits and a sync meet the gateway's error page; while it lasts,
  * the status must not say online (and idle). Checked only when no request was in flight as it went down (an
- * answer the server gave before may land after) and every request since got the page. Returns violations.
+ * answer the server gave before may land after) and every request since got this gateway's page. Returns violations.
  */
 export async function gatewayDownStep(scene: GatewayScene): Promise<string[]> {
   const { transport, rng, note } = scene;
@@ -198,8 +209,7 @@ export async function gatewayDownStep(scene: GatewayScene): Promise<string[]> {
   const from = transport.audit.length;
   transport.proxy.push(rule);
   const edits = rng.int(1, 8);
-  const answer = rule.answer as { status: number };
-  note(`hostile: the server is down behind a proxy (${answer.status}, an HTML page) for ${rule.until! - scene.now()} ms; ${edits} edits and a sync`);
+  note(`hostile: the server is down behind a proxy (${rule.status}, an HTML page) for ${rule.until! - scene.now()} ms; ${edits} edits and a sync`);
   for (let i = 0; i < edits; i++) await scene.edit();
   await scene.engine().sync().then(
     () => note('gateway-down: the sync resolved'),
@@ -209,7 +219,8 @@ export async function gatewayDownStep(scene: GatewayScene): Promise<string[]> {
   await scene.sleep(60);
   const status = await scene.engine().status();
   const since = transport.audit.slice(from);
-  const checked = quiet && scene.now() < rule.until! && since.length > 0 && since.every((r) => r.outcome === 'proxied');
+  // Every request since got this gateway's page (not another middlebox's answer, such as a login page's 200).
+  const checked = quiet && scene.now() < rule.until! && since.length > 0 && since.length === rule.answered && since.every((r) => r.outcome === 'proxied');
   note(`gateway-down: status ${status.phase}, network ${status.network} after ${since.length} requests (${checked ? 'checked' : 'not checked'})`);
   return checked ? gatewayStatusViolations(status, since).map((v) => `gateway-down: ${v}`) : [];
 }
