@@ -3,23 +3,7 @@
 // takes the lock, or when the tab that holds it answers the newcomer's hello with its status.
 import { afterEach, describe, expect, it } from 'vitest';
 import { engine, server, until } from './helpers.ts';
-
-type Holder = () => Promise<void>;
-
-/** A Web Locks stand-in on `navigator` that grants each lock only when the test says so. */
-function slowLocks() {
-  const waiting: Holder[] = [];
-  const nav = globalThis as { navigator?: unknown };
-  const before = Object.getOwnPropertyDescriptor(globalThis, 'navigator');
-  Object.defineProperty(globalThis, 'navigator', {
-    configurable: true,
-    value: { onLine: true, locks: { request: (_name: string, _options: unknown, callback: Holder) => new Promise<void>((resolve) => waiting.push(() => callback().then(resolve))) } },
-  });
-  return {
-    grant: () => void waiting.shift()?.(),
-    restore: () => (before ? Object.defineProperty(globalThis, 'navigator', before) : delete nav.navigator),
-  };
-}
+import { slowLocks } from './slow-locks.ts';
 
 let restore: (() => unknown) | undefined;
 afterEach(() => {
