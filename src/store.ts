@@ -2,6 +2,7 @@
 // store per podcast asked for (plus the plain one), all fed by one read loop.
 import { SyncError } from './errors.ts';
 import { notify } from './notify.ts';
+import { patchSorted } from './sorted.ts';
 import type { Listener, SyncApi, SyncEvents, SyncSnapshot, SyncStatus, SyncStore, Unsubscribe } from './types.ts';
 
 /** What the store reads from: the client (or the engine in-process). */
@@ -35,6 +36,8 @@ interface View {
 function same(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (!a || !b || typeof a !== 'object' || typeof b !== 'object') return false;
+  // Lists by index: a long list's keys are not spelled out as strings.
+  if (Array.isArray(a) || Array.isArray(b)) return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => same(x, b[i]));
   const keys = Object.keys(a);
   return keys.length === Object.keys(b).length && keys.every((k) => same((a as Data)[k], (b as Data)[k]));
 }
@@ -164,11 +167,8 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
       const latest = status ?? first ?? old.status;
       const next: SyncSnapshot = {
         ready: true,
-        subscriptions: share(
-          old.subscriptions,
-          // The changed rows merged into the rest, in the engine's order (IndexedDB's: by guid, each once).
-          subscriptions && only ? [...old.subscriptions.filter((r) => !only.has(r.guid)), ...subscriptions].sort((a, b) => (a.guid < b.guid ? -1 : 1)) : subscriptions,
-        ),
+        // The changed rows applied in place, in the engine's order (IndexedDB's: by guid, each once).
+        subscriptions: subscriptions && only ? patchSorted(old.subscriptions, only, subscriptions, keep) : share(old.subscriptions, subscriptions),
         pending: share(old.pending, pending),
         failed: share(old.failed, failed),
         status: keep(old.status, latest),
