@@ -2,9 +2,10 @@
 //
 // Method: Chrome's tracing over CDP (`Tracing.start` on the page's session, category `toplevel`) records every
 // task each thread of the page's renderer process runs (`ThreadControllerImpl::RunTask`, with its start and
-// duration). A thread's busy time in a second is the union of its tasks' intervals within that second: all
-// the work of the thread (script, GC on the thread, IndexedDB calls, structured cloning, style, layout),
-// none of its idle waiting. Threads are told apart by their names: `CrRendererMain` (the page) and
+// duration, and the CPU time the thread spent in it). A thread's busy time in a second is the CPU time of its
+// tasks within that second: all the work of the thread (script, GC on the thread, IndexedDB calls, structured
+// cloning, style, layout), none of its idle waiting, nor (unlike the tasks' wall time, reported beside) the
+// time the OS ran another process on the core, which a loaded machine adds. Threads are told apart by their names: `CrRendererMain` (the page) and
 // `DedicatedWorker thread` (workers). Tracing costs each task a few microseconds.
 import type { CDPSession, Page } from 'playwright-core';
 
@@ -15,14 +16,21 @@ interface TraceEvent {
   tid: number;
   ts: number;
   dur?: number;
+  /** The thread's CPU time in the event (µs). */
+  tdur?: number;
   args?: { name?: string };
 }
 
-/** Busy ms in each whole second of the traced window, per thread kind. */
+/** Busy ms in each whole second of the traced window, per thread kind: CPU time (wall time where the trace has none). */
 export interface BusyTrace {
   main: number[];
   /** Every dedicated worker of the page's process, summed. */
   worker: number[];
+  /** The same as wall time: the tasks' spans (longer than the CPU time when the core was taken away). */
+  mainWall: number[];
+  workerWall: number[];
+  /** Whether the trace had the threads' CPU time. */
+  cpuTime: boolean;
   /** Worker threads found in the page's process. */
   workers: number;
 }
@@ -44,30 +52,41 @@ export async function traceBusy(page: Page): Promise<{ stop(): Promise<BusyTrace
       }
       await cdp.send('IO.close', { handle: stream });
       await cdp.detach();
+      if (process.env.BENCH_TRACE_OUT) await import('node:fs/promises').then((fs) => fs.writeFile(process.env.BENCH_TRACE_OUT!, text));
       const parsed = JSON.parse(text) as TraceEvent[] | { traceEvents: TraceEvent[] };
       return busyPerSecond(Array.isArray(parsed) ? parsed : parsed.traceEvents);
     },
   };
 }
 
-/** The union length of `intervals` ([start, end] in µs) within each second from `t0`, in ms, for `seconds` seconds. */
-function perSecond(intervals: [number, number][], t0: number, seconds: number): number[] {
-  const out = new Array<number>(seconds).fill(0);
+/** A task: its wall-clock span (µs) and the CPU time its thread spent in it (µs). */
+type Span = { start: number; end: number; cpu: number };
+
+/**
+ * Per second from `t0`, for `seconds` seconds: the wall time the tasks covered and the CPU time they took (ms),
+ * each task's share of a second in proportion to its wall span in it. A task nested in another one (a nested
+ * run loop) is the outer one's time, counted once.
+ */
+function perSecond(spans: Span[], t0: number, seconds: number): { wall: number[]; cpu: number[] } {
+  const wall = new Array<number>(seconds).fill(0);
+  const cpu = new Array<number>(seconds).fill(0);
   let covered = -Infinity;
-  for (const [start, end] of intervals.sort((a, b) => a[0] - b[0])) {
-    // Nested and overlapping tasks (a nested run loop) count once.
-    let from = Math.max(start, covered);
-    if (end <= from) continue;
-    covered = end;
-    while (from < end) {
+  for (const span of spans.sort((a, b) => a.start - b.start)) {
+    if (span.end <= covered) continue;
+    let from = Math.max(span.start, covered);
+    covered = span.end;
+    const ratio = span.end > span.start ? span.cpu / (span.end - span.start) : 0;
+    while (from < span.end) {
       const bucket = Math.floor((from - t0) / 1e6);
-      const bucketEnd = t0 + (bucket + 1) * 1e6;
-      const to = Math.min(end, bucketEnd);
-      if (bucket >= 0 && bucket < seconds) out[bucket]! += (to - from) / 1000;
+      const to = Math.min(span.end, t0 + (bucket + 1) * 1e6);
+      if (bucket >= 0 && bucket < seconds) {
+        wall[bucket]! += (to - from) / 1000;
+        cpu[bucket]! += ((to - from) * ratio) / 1000;
+      }
       from = to;
     }
   }
-  return out;
+  return { wall, cpu };
 }
 
 /** Busy time per whole second, from the first task of the page's main thread to the last one. */
@@ -85,11 +104,15 @@ export function busyPerSecond(events: TraceEvent[]): BusyTrace {
   const t0 = Math.min(...main.map((e) => e.ts));
   const t1 = Math.max(...main.map((e) => e.ts + e.dur!));
   const seconds = Math.floor((t1 - t0) / 1e6);
-  const spans = (list: TraceEvent[]) => list.map((e): [number, number] => [e.ts, e.ts + e.dur!]);
+  // CPU time where the trace has it (`tdur`, thread time): on a loaded machine a task's wall time also counts
+  // the time the OS gave the core to another process.
+  const spans = (list: TraceEvent[]) => list.map((e): Span => ({ start: e.ts, end: e.ts + e.dur!, cpu: e.tdur ?? e.dur! }));
   const mainBusy = perSecond(spans(main.filter((e) => e.pid === pid)), t0, seconds);
-  const workerBusy = new Array<number>(seconds).fill(0);
+  const workerBusy = { wall: new Array<number>(seconds).fill(0), cpu: new Array<number>(seconds).fill(0) };
   for (const tid of workerTids) {
-    perSecond(spans(tasks.filter((e) => e.pid === pid && e.tid === tid)), t0, seconds).forEach((ms, i) => (workerBusy[i]! += ms));
+    const one = perSecond(spans(tasks.filter((e) => e.pid === pid && e.tid === tid)), t0, seconds);
+    one.wall.forEach((ms, i) => (workerBusy.wall[i]! += ms));
+    one.cpu.forEach((ms, i) => (workerBusy.cpu[i]! += ms));
   }
-  return { main: mainBusy, worker: workerBusy, workers: workerTids.size };
+  return { main: mainBusy.cpu, worker: workerBusy.cpu, mainWall: mainBusy.wall, workerWall: workerBusy.wall, workers: workerTids.size, cpuTime: tasks.some((e) => e.tdur !== undefined) };
 }
