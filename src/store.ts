@@ -2,11 +2,12 @@
 // store per podcast asked for (plus the plain one), all fed by one read loop.
 import { SyncError } from './errors.ts';
 import { notify } from './notify.ts';
+import { askRef, patchEpisodes, readEpisodes, type EpisodeReads } from './episode-rows.ts';
 import { patchSorted } from './sorted.ts';
 import type { Listener, SyncApi, SyncEvents, SyncSnapshot, SyncStatus, SyncStore, Unsubscribe } from './types.ts';
 
 /** What the store reads from: the client (or the engine in-process). */
-export type StoreSource = Pick<SyncApi, 'subscriptions' | 'pending' | 'failed' | 'status' | 'episodes'> & {
+export type StoreSource = Pick<SyncApi, 'subscriptions' | 'pending' | 'failed' | 'status' | 'episode' | 'episodes'> & {
   on<E extends keyof SyncEvents>(event: E, listener: Listener<E>): () => void;
 };
 
@@ -78,12 +79,10 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
   // The guids to re-read; undefined: the whole list.
   let keys: Set<string> | undefined;
   /**
-   * The podcasts whose episodes the next read covers. A podcast's whole list is read, never single refs: there
-   * is no read by refs (each would be a round trip of its own), and merging single rows would repeat the
-   * engine's episode identity rule (guid, else enclosure URL) in the page. One podcast's list is small and read
-   * by an index.
+   * The podcasts whose episodes the next read covers: the few episodes changes named, each read alone and put
+   * at its place (episode-rows.ts), or the whole list (a new store, many changes, a failed read).
    */
-  let podcasts = new Set<string | undefined>();
+  let podcasts: EpisodeReads = new Map();
   let status: SyncStatus | undefined;
   // A read is due (its timer set) or under way.
   let busy = false;
@@ -145,7 +144,7 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
     keys = new Set();
     // Whose episodes to read, taken now: a change during the read marks them for the next one.
     const asked = podcasts;
-    podcasts = new Set();
+    podcasts = new Map();
     try {
       const [subscriptions, pending, failed, first, episodes] = await Promise.all([
         parts & SUBS ? source.subscriptions(only && { guids: [...only] }) : undefined,
@@ -155,10 +154,7 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
         Promise.all(
           [...views.keys()].map(
             (podcast) =>
-              asked.has(podcast)
-                ? // A protocol with no listening state (OPA): no episodes, and the store still gets ready.
-                  source.episodes({ podcast: podcast! }).catch((error: SyncError) => (error?.code === 'unsupported' ? [] : Promise.reject(error)))
-                : undefined,
+              asked.has(podcast) ? readEpisodes(source, podcast!, asked.get(podcast)) : undefined,
           ),
         ),
       ]);
@@ -174,7 +170,7 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
         status: keep(old.status, latest),
       };
       // Every store, also one made during the read (at the end of `views`: it gets the new lists now, its episodes at the next read).
-      [...views.values()].forEach((view, i) => {
+      [...views].forEach(([podcast, view], i) => {
         const fresh = episodes[i];
         const was = view.snapshot;
         const now: SyncSnapshot =
@@ -184,7 +180,7 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
                 ...next,
                 // Ready once its own episodes were read too.
                 ready: was.ready || !!fresh,
-                episodes: share(was.episodes!, fresh),
+                episodes: fresh && !Array.isArray(fresh) ? patchEpisodes(was.episodes!, podcast!, fresh, keep) : share(was.episodes!, fresh),
               };
         // By value: a list `share` kept is the same object, so this compares the changed parts only.
         view.snapshot = keep(was, now);
@@ -198,7 +194,7 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
       // Closed, or the database went away: the next event tries again (the whole list, whatever was asked).
       dirty |= parts;
       keys = undefined;
-      podcasts = new Set([...asked, ...podcasts]);
+      podcasts = new Map([...podcasts, ...[...asked.keys()].map((p) => [p, undefined] as const)]);
       busy = false;
       return;
     }
@@ -210,9 +206,9 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
     for (const guid of guids) keys?.add(guid);
     if (keys && keys.size > FEW) keys = undefined;
     let parts = (guids.length ? SUBS | QUEUE : 0) | (queue ? QUEUE : 0);
-    for (const { podcast } of episodes) {
-      if (views.has(podcast)) {
-        podcasts.add(podcast);
+    for (const ref of episodes) {
+      if (views.has(ref.podcast)) {
+        askRef(podcasts, ref);
         parts |= OTHER;
       }
     }
@@ -229,7 +225,7 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
     let found = views.get(podcast);
     if (!found) {
       found = view(podcast, freeze({ ...main.snapshot, ready: false, episodes: [] }));
-      podcasts.add(podcast);
+      podcasts.set(podcast, undefined);
       schedule(OTHER);
     }
     return found.store;
