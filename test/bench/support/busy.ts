@@ -52,6 +52,7 @@ export async function traceBusy(page: Page): Promise<{ stop(): Promise<BusyTrace
       }
       await cdp.send('IO.close', { handle: stream });
       await cdp.detach();
+      // BENCH_TRACE_OUT=FILE keeps the raw trace (open it in Perfetto) to see which tasks the busy time is.
       if (process.env.BENCH_TRACE_OUT) await import('node:fs/promises').then((fs) => fs.writeFile(process.env.BENCH_TRACE_OUT!, text));
       const parsed = JSON.parse(text) as TraceEvent[] | { traceEvents: TraceEvent[] };
       return busyPerSecond(Array.isArray(parsed) ? parsed : parsed.traceEvents);
