@@ -2,10 +2,12 @@
 // store per podcast asked for (plus the plain one), all fed by one read loop.
 import { SyncError, isSyncError } from './errors.ts';
 import { notify } from './notify.ts';
+import { askRef, patchEpisodes, readEpisodes, type EpisodeReads } from './episode-rows.ts';
+import { patchSorted } from './sorted.ts';
 import type { ErrorInfo, Listener, SyncApi, SyncEvents, SyncSnapshot, SyncStatus, SyncStore, Unsubscribe } from './types.ts';
 
 /** What the store reads from: the client (or the engine in-process). */
-export type StoreSource = Pick<SyncApi, 'subscriptions' | 'pending' | 'failed' | 'status' | 'episodes'> & {
+export type StoreSource = Pick<SyncApi, 'subscriptions' | 'pending' | 'failed' | 'status' | 'episode' | 'episodes'> & {
   on<E extends keyof SyncEvents>(event: E, listener: Listener<E>): () => void;
 };
 
@@ -40,6 +42,8 @@ interface View {
 function same(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (!a || !b || typeof a !== 'object' || typeof b !== 'object') return false;
+  // Lists by index: a long list's keys are not spelled out as strings.
+  if (Array.isArray(a) || Array.isArray(b)) return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => same(x, b[i]));
   const keys = Object.keys(a);
   return keys.length === Object.keys(b).length && keys.every((k) => same((a as Data)[k], (b as Data)[k]));
 }
@@ -80,12 +84,10 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
   // The guids to re-read; undefined: the whole list.
   let keys: Set<string> | undefined;
   /**
-   * The podcasts whose episodes the next read covers. A podcast's whole list is read, never single refs: there
-   * is no read by refs (each would be a round trip of its own), and merging single rows would repeat the
-   * engine's episode identity rule (guid, else enclosure URL) in the page. One podcast's list is small and read
-   * by an index.
+   * The podcasts whose episodes the next read covers: the few episodes changes named, each read alone and put
+   * at its place (episode-rows.ts), or the whole list (a new store, many changes, a failed read).
    */
-  let podcasts = new Set<string | undefined>();
+  let podcasts: EpisodeReads = new Map();
   let status: SyncStatus | undefined;
   // A read is due (its timer set) or under way.
   let busy = false;
@@ -162,7 +164,7 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
     keys = new Set();
     // Whose episodes to read, taken now: a change during the read marks them for the next one.
     const asked = podcasts;
-    podcasts = new Set();
+    podcasts = new Map();
     try {
       const [subscriptions, pending, failed, , episodes] = await Promise.all([
         parts & SUBS ? source.subscriptions(only && { guids: [...only] }) : undefined,
@@ -173,10 +175,7 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
         Promise.all(
           [...views.keys()].map(
             (podcast) =>
-              asked.has(podcast)
-                ? // A protocol with no listening state (OPA): no episodes, and the store still gets ready.
-                  source.episodes({ podcast: podcast! }).catch((error: SyncError) => (error?.code === 'unsupported' ? [] : Promise.reject(error)))
-                : undefined,
+              asked.has(podcast) ? readEpisodes(source, podcast!, asked.get(podcast)) : undefined,
           ),
         ),
       ]);
@@ -186,17 +185,14 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
       const latest = status ?? old.status;
       const next: SyncSnapshot = {
         ready: true,
-        subscriptions: share(
-          old.subscriptions,
-          // The changed rows merged into the rest, in the engine's order (IndexedDB's: by guid, each once).
-          subscriptions && only ? [...old.subscriptions.filter((r) => !only.has(r.guid)), ...subscriptions].sort((a, b) => (a.guid < b.guid ? -1 : 1)) : subscriptions,
-        ),
+        // The changed rows applied in place, in the engine's order (IndexedDB's: by guid, each once).
+        subscriptions: subscriptions && only ? patchSorted(old.subscriptions, only, subscriptions, keep) : share(old.subscriptions, subscriptions),
         pending: share(old.pending, pending),
         failed: share(old.failed, failed),
         status: keep(old.status, latest),
       };
       // Every store, also one made during the read (at the end of `views`: it gets the new lists now, its episodes at the next read).
-      [...views.values()].forEach((view, i) => {
+      [...views].forEach(([podcast, view], i) => {
         const fresh = episodes[i];
         const was = view.snapshot;
         const now: SyncSnapshot =
@@ -206,7 +202,7 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
                 ...next,
                 // Ready once its own episodes were read too.
                 ready: was.ready || !!fresh,
-                episodes: share(was.episodes!, fresh),
+                episodes: fresh && !Array.isArray(fresh) ? patchEpisodes(was.episodes!, podcast!, fresh, keep) : share(was.episodes!, fresh),
               };
         if (publish(view, now)) {
           last = began;
@@ -220,7 +216,7 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
       for (const view of views.values()) publish(view, { ...view.snapshot, status: status ?? view.snapshot.status, error });
       dirty |= parts;
       keys = undefined;
-      podcasts = new Set([...asked, ...podcasts]);
+      podcasts = new Map([...podcasts, ...[...asked.keys()].map((p) => [p, undefined] as const)]);
       busy = false;
       if (error.code !== 'closed' && error.code !== 'unsupported') retry = setTimeout(() => schedule(0), Math.min(RETRY_MAX, RETRY * 2 ** failures++));
       return;
@@ -233,9 +229,9 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
     for (const guid of guids) keys?.add(guid);
     if (keys && keys.size > FEW) keys = undefined;
     let parts = (guids.length ? SUBS | QUEUE : 0) | (queue ? QUEUE : 0);
-    for (const { podcast } of episodes) {
-      if (views.has(podcast)) {
-        podcasts.add(podcast);
+    for (const ref of episodes) {
+      if (views.has(ref.podcast)) {
+        askRef(podcasts, ref);
         parts |= OTHER;
       }
     }
@@ -252,7 +248,7 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
     let found = views.get(podcast);
     if (!found) {
       found = view(podcast, freeze({ ...main.snapshot, ready: false, episodes: [] }));
-      podcasts.add(podcast);
+      podcasts.set(podcast, undefined);
       schedule(OTHER);
     }
     return found.store;

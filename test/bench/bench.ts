@@ -18,6 +18,8 @@ import { measureSize, type SizeResult } from './support/size.ts';
 import { startSite } from './support/site.ts';
 import { episodesBench, FULL_EPISODES, QUICK_EPISODES, type EpisodesFigures, type EpisodesPlan } from './episodes.ts';
 import { storeBench, type StoreFigures } from './store.ts';
+import { coldOpenBench, type ColdOpenFigures } from './cold-open.ts';
+import { FULL_SCALE, QUICK_SCALE, scaleBench, type ScaleFigures, type ScalePlan } from './scale.ts';
 import { median, percentile, round } from './support/stats.ts';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
@@ -31,8 +33,8 @@ const ENGINE_WORKER = 'opa-sync';
 const BASELINE_WORKER = 'opa-bench-baseline';
 
 export type SizeKey = 'n1k' | 'n10k' | 'n100k';
-export type Section = 'pull' | 'incremental' | 'replay' | 'episodes' | 'store' | 'size';
-export const SECTIONS: readonly Section[] = ['pull', 'incremental', 'replay', 'episodes', 'store', 'size'];
+export type Section = 'pull' | 'incremental' | 'open' | 'replay' | 'episodes' | 'store' | 'scale' | 'size';
+export const SECTIONS: readonly Section[] = ['pull', 'incremental', 'open', 'replay', 'episodes', 'store', 'scale', 'size'];
 
 /** What to run. */
 export interface BenchPlan {
@@ -49,6 +51,10 @@ export interface BenchPlan {
   gpodderReplay: { subscriptions: number; changes: number; latencyMs: number; runs: number };
   /** Listening state (gPodder server, mygpo): first sync, simulated playback, offline progress. */
   episodes: EpisodesPlan;
+  /** Cold opens of a cached list: `rows` subscriptions, `runs` of the library's page and of the raw one each. */
+  coldOpen: { rows: number; runs: number };
+  /** Scale (Chromium): busy time while playing (`seconds` of a setProgress each second, a store of a feed of `episodes`), and a store of `subscriptions` rows. */
+  scale: ScalePlan;
 }
 
 export const FULL_PLAN: BenchPlan = {
@@ -65,6 +71,8 @@ export const FULL_PLAN: BenchPlan = {
   replay: { subscriptions: 100, changes: 1_000, latencyMs: 20, runs: 3 },
   gpodderReplay: { subscriptions: 100, changes: 1_000, latencyMs: 20, runs: 3 },
   episodes: FULL_EPISODES,
+  coldOpen: { rows: 300, runs: 9 },
+  scale: FULL_SCALE,
 };
 
 /** Tiny sizes, one run each: checks the harness end to end in well under a minute. */
@@ -82,6 +90,8 @@ export const QUICK_PLAN: BenchPlan = {
   replay: { subscriptions: 10, changes: 100, latencyMs: 20, runs: 1 },
   gpodderReplay: { subscriptions: 10, changes: 100, latencyMs: 20, runs: 1 },
   episodes: QUICK_EPISODES,
+  coldOpen: { rows: 300, runs: 1 },
+  scale: QUICK_SCALE,
 };
 
 export interface InitialPullFigure {
@@ -152,6 +162,15 @@ export interface BenchResult {
     longTaskPullSize?: number;
     /** Median of each pull's largest lateness of a 10 ms timer loop on the page (also counts time the OS took the CPU away). */
     maxLoopGapMs?: number;
+    /**
+     * The platform's limit, interleaved with the updates (one after each): the page posts to a plain dedicated
+     * worker, which does one raw IndexedDB `put` in a `readwrite` transaction and answers on `complete`.
+     */
+    rawP50Ms?: number;
+    rawP95Ms?: number;
+    /** p50 / rawP50 and p95 / rawP95. */
+    p50Ratio?: number;
+    p95Ratio?: number;
   };
   replay?: {
     changes: number;
@@ -195,6 +214,10 @@ export interface BenchResult {
   episodes?: EpisodesFigures;
   /** client.store() in a React app (Chromium only): edit → DOM, and snapshots during a first sync. */
   store?: StoreFigures;
+  /** A new tab's open of 300 cached subscriptions: the library's page against a raw IndexedDB page. */
+  coldOpen?: ColdOpenFigures;
+  /** Chromium: busy time while playing with a feed's store mounted, and a large store's own time per change. */
+  scale?: ScaleFigures;
   size?: SizeResult;
   targets: TargetCheck[];
 }
@@ -457,21 +480,28 @@ async function incremental(browser: BenchBrowser, plan: BenchPlan, result: Bench
 
     // Update latency on the same synced store: distinct subscriptions, each flag flipped once.
     const plan200 = state.slice(-plan.updates).map((e) => ({ guid: e.guid, change: { isSubscribed: !e.is_subscribed } }));
-    const latencies = await call(page, 'updates', plan200);
+    const { engine: latencies, raw } = await call(page, 'updatesWithRaw', plan200, `${args.dbName}-raw`);
+    const [p50, p95, raw50, raw95] = [percentile(latencies, 50), percentile(latencies, 95), percentile(raw, 50), percentile(raw, 95)];
     result.updateLatency = {
       ...result.updateLatency,
-      p50Ms: round(percentile(latencies, 50), 2),
-      p95Ms: round(percentile(latencies, 95), 2),
+      p50Ms: round(p50, 2),
+      p95Ms: round(p95, 2),
       maxMs: round(Math.max(...latencies), 2),
       updates: latencies.length,
+      rawP50Ms: round(raw50, 2),
+      rawP95Ms: round(raw95, 2),
+      p50Ratio: round(p50 / raw50, 2),
+      p95Ratio: round(p95 / raw95, 2),
     };
-    log(`  updateLatency: p50 ${result.updateLatency.p50Ms} ms, p95 ${result.updateLatency.p95Ms} ms over ${latencies.length}`);
+    const u = result.updateLatency;
+    log(`  updateLatency: p50 ${u.p50Ms} ms, p95 ${u.p95Ms} ms over ${latencies.length}; raw write round trip p50 ${u.rawP50Ms} ms, p95 ${u.rawP95Ms} ms; ratio ${u.p50Ratio} / ${u.p95Ratio}`);
     await waitUntil('the updates to be pushed', async () => (await call(page, 'pendingCount')) === 0, 60_000);
     for (const { guid, change } of plan200) {
       if (server.entry(guid)?.is_subscribed !== change.isSubscribed) throw new Error(`bench: update of ${guid} did not reach the server`);
     }
     await call(page, 'close');
     await dropDb(page, args.dbName, result, log);
+    await dropDb(page, `${args.dbName}-raw`, result, log);
   } finally {
     await page.close();
     await server.close();
@@ -635,20 +665,25 @@ export function checkTargets(r: BenchResult): TargetCheck[] {
     check('initial pull 100k, engine/baseline', 'initialPull.n100k.ratio', r.initialPull.n100k?.ratio, '≤ 1.0', (v) => v <= 1),
     check('incremental pull, nothing changed', 'incrementalPull.noChange.requests', r.incrementalPull?.noChange.requests, '= 1 request', (v) => v === 1),
     check('incremental pull right after a bulk import, nothing changed', 'incrementalPull.noChangeAfterBulk.requests', r.incrementalPull?.noChangeAfterBulk?.requests, '= 1 request', (v) => v === 1),
-    check('update() until durable, p50', 'updateLatency.p50Ms', r.updateLatency?.p50Ms, '< 5 ms', (v) => v < 5),
-    check('update() until durable, p95', 'updateLatency.p95Ms', r.updateLatency?.p95Ms, '< 15 ms', (v) => v < 15),
+    check('update() until durable / raw write round trip, p50', 'updateLatency.p50Ratio', r.updateLatency?.p50Ratio, '≤ 1.3', (v) => v <= 1.3),
+    check('update() until durable / raw write round trip, p95', 'updateLatency.p95Ratio', r.updateLatency?.p95Ratio, '≤ 1.3', (v) => v <= 1.3),
     check('longest main-thread task in a pull', 'updateLatency.longestTaskMs', r.updateLatency?.longestTaskMs, '< 50 ms', (v) => v < 50),
     check('replay push requests', 'replay.requests', r.replay?.requests, '≤ 100', (v) => v <= 100),
     check('replay time at 20 ms latency', 'replay.ms', r.replay?.ms, '< 2000 ms', (v) => v < 2000),
     check('gPodder replay uploads', 'gpodderReplay.requests', r.gpodderReplay?.requests, '= 1 request', (v) => v === 1),
+    check('episodes: first sync of episode states / naive worker', 'episodes.firstSync.ratio', r.episodes?.firstSync.ratio, '≤ 1.1', (v) => v <= 1.1),
+    check('cold open of 300 cached subscriptions / raw IndexedDB page', 'coldOpen.ratio', r.coldOpen?.ratio, '≤ 2.0', (v) => v <= 2),
+    check('setProgress each second, a 3,000-episode store mounted: main-thread busy ms per second, p95', 'scale.playback.main.p95Ms', r.scale?.playback.main.p95Ms, '≤ 2 ms', (v) => v <= 2),
+    check('the same, worker busy ms per second, p95', 'scale.playback.worker.p95Ms', r.scale?.playback.worker.p95Ms, '≤ 5 ms', (v) => v <= 5),
+    check('store of 10,000 subscriptions: change event → new snapshot, p95', 'scale.largeStore.total.p95Ms', r.scale?.largeStore.total.p95Ms, '≤ 4 ms', (v) => v <= 4),
     check('episodes: uploads per hour of playback, a setProgress each second (simulated time)', 'episodes.playback.uploadsPerHour', r.episodes?.playback.uploadsPerHour, '≤ 120 / hour', (v) => v <= 120),
     check('episodes: uploads after 1,000 offline progress changes over 50 episodes', 'episodes.offline.uploads', r.episodes?.offline.uploads, '= 1 upload', (v) => v === 1),
     check('episodes: actions in that upload', 'episodes.offline.actionsSent', r.episodes?.offline.actionsSent, '= 1 per episode', (v) => v === r.episodes?.offline.episodes),
     check("another tab's edit → React DOM (200 rows, store at rest), p95", 'store.small.otherTab.p95Ms', r.store?.small.otherTab.p95Ms, '≤ 17 ms', (v) => v <= 17),
     check('worker peak heap, 100k pull', 'memory.peakHeapMB', r.memory?.peakHeapMB, '< 64 MB', (v) => v < 64),
-    check('page entry, gzip', 'size.pageGzipBytes', r.size?.pageGzipBytes, '< 4 KiB', (v) => v < 4096),
-    check('store() addition to the page entry, gzip', 'size.storeGzipBytes', r.size?.storeGzipBytes, '≤ 1 KiB', (v) => v <= 1024),
-    check('worker bundle, gzip', 'size.workerGzipBytes', r.size?.workerGzipBytes, '< 52 KiB', (v) => v < 52 * 1024),
+    // One budget for the page, the store included (issue 27); the worker's is the engine's own share, Dexie and comlink apart.
+    check('page entry with the store, gzip', 'size.pageGzipBytes', r.size?.pageGzipBytes, '≤ 5 KiB', (v) => v <= 5 * 1024),
+    check("engine's own share of the worker bundle, gzip", 'size.workerOwnGzipBytes', r.size?.workerOwnGzipBytes, '≤ 32 KiB', (v) => v <= 32 * 1024),
   ];
 }
 
@@ -701,6 +736,10 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
         log(`incrementalPull and updateLatency (${plan.incremental.n} subscriptions) ...`);
         await incremental(browser, plan, result, log);
       }
+      if (sections.includes('open')) {
+        log(`coldOpen (${plan.coldOpen.rows} cached subscriptions, ${plan.coldOpen.runs} runs of the library's page and the raw one each) ...`);
+        result.coldOpen = await coldOpenBench(browser, plan.coldOpen.rows, plan.coldOpen.runs, (server) => pullArgs(server, 'open'), log);
+      }
       if (sections.includes('replay')) {
         log(`replay (${plan.replay.changes} changes over ${plan.replay.subscriptions} subscriptions, ${plan.replay.latencyMs} ms latency) ...`);
         await replay(browser, plan, result, log);
@@ -718,6 +757,13 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
         else {
           log('store (client.store() in a React app: edit → DOM, snapshots during a first sync) ...');
           result.store = await storeBench(browser, plan.mode, log);
+        }
+      }
+      if (sections.includes('scale')) {
+        if (options.browser !== 'chromium') log('scale: measured in Chromium only (tracing, CDP); skipped');
+        else {
+          log(`scale (${plan.scale.seconds} s of setProgress each second with a store of a ${plan.scale.episodes}-episode feed; a store of ${plan.scale.subscriptions} subscriptions) ...`);
+          result.scale = await scaleBench(browser, plan.scale, (server) => pullArgs(server, 'scale'), log);
         }
       }
     } finally {

@@ -70,7 +70,8 @@ export interface EpisodesFigures {
 }
 
 export const FULL_EPISODES: EpisodesPlan = {
-  firstSync: { n: 10_000, feeds: 100, runs: 5 },
+  // A long-used account's history (issue 27): 30,000 episode states over 300 feeds.
+  firstSync: { n: 30_000, feeds: 300, runs: 3 },
   playbackSeconds: 3600,
   offline: { changes: 1_000, episodes: 50, feeds: 5, latencyMs: 20, runs: 3 },
 };
@@ -86,8 +87,8 @@ const USER = 'alice';
 const PASSWORD = 'alice-password';
 const DEVICE = 'bench-player';
 const DAY_MS = 24 * 3600_000;
-const feedUrl = (f: number) => `https://feeds.example/bench-episodes/show-${f}.xml`;
-const mediaUrl = (f: number, e: number) => `https://media.example/bench-episodes/show-${f}/ep-${e}.mp3`;
+export const feedUrl = (f: number) => `https://feeds.example/bench-episodes/show-${f}.xml`;
+export const mediaUrl = (f: number, e: number) => `https://media.example/bench-episodes/show-${f}/ep-${e}.mp3`;
 const naive = (ms: number) => new Date(ms).toISOString().slice(0, 19);
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 

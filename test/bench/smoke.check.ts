@@ -14,6 +14,12 @@ export const REQUIRED_KEYS = [
   'incrementalPull.tenChanges.ms',
   'updateLatency.p50Ms',
   'updateLatency.p95Ms',
+  'updateLatency.rawP50Ms',
+  'updateLatency.p50Ratio',
+  'updateLatency.p95Ratio',
+  'coldOpen.engineMs',
+  'coldOpen.rawMs',
+  'coldOpen.ratio',
   'replay.changes',
   'replay.requests',
   'replay.ms',
@@ -38,8 +44,18 @@ function at(value: unknown, path: string): unknown {
   return path.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), value);
 }
 
-/** Figures only Chromium gives: 'longtask' entries, the worker heap over CDP, and the store's (measured there only). */
-export const CHROMIUM_KEYS = ['updateLatency.longestTaskMs', 'memory.peakHeapMB', 'store.small.otherTab.p95Ms', 'store.large.otherTab.p95Ms', 'store.firstSync.snapshots'] as const;
+/** Figures only Chromium gives: 'longtask' entries, the worker heap over CDP, a trace's busy times, and the store's (measured there only). */
+export const CHROMIUM_KEYS = [
+  'updateLatency.longestTaskMs',
+  'memory.peakHeapMB',
+  'store.small.otherTab.p95Ms',
+  'store.large.otherTab.p95Ms',
+  'store.firstSync.snapshots',
+  'scale.playback.main.p95Ms',
+  'scale.playback.worker.p95Ms',
+  'scale.largeStore.total.p95Ms',
+  'scale.largeStore.own.p95Ms',
+] as const;
 
 /** Keys of `result` that are missing or not finite numbers (empty when the shape is right). */
 export function shapeProblems(result: BenchResult): string[] {

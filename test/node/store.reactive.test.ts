@@ -57,6 +57,10 @@ function scripted() {
     pending: () => answer(() => data.pending),
     failed: () => answer(() => data.failed),
     status: () => answer(() => idle),
+    episode(ref) {
+      reads.episodes.push(ref.episode);
+      return answer(() => data.episodes.find((e) => (e.guid !== undefined ? e.guid === ref.guid : e.episode === ref.episode)));
+    },
     episodes(filter) {
       reads.episodes.push(filter?.podcast);
       if (data.unsupported) return Promise.reject(new SyncError('unsupported', 'listening state is not part of the opa protocol'));
@@ -323,9 +327,48 @@ describe('store({ podcast }) contract', () => {
     expect(s.reads.episodes).toEqual([]);
     s.change([], undefined, [refOf(s.data.episodes[0]!)]);
     await flush();
-    expect(s.reads.episodes).toEqual([P]);
+    expect(s.reads.episodes).toEqual([s.data.episodes[0]!.episode]);
     expect(store.getSnapshot()).toBe(first);
     expect(calls).toEqual([first]);
+  });
+
+  it('reads a named episode alone and puts it at its place: moved first by a newer change, added, removed, as a whole read orders them', async () => {
+    vi.useFakeTimers();
+    const s = scripted();
+    const store = createStores(s.source)(P);
+    await flush();
+    const first = store.getSnapshot();
+    const whole = () => s.data.episodes.filter((e) => e.podcast === P).sort((a, b) => b.changedAt.localeCompare(a.changedAt));
+    s.reads.episodes.length = 0;
+    // Episode 1 played now: the newest change, first in the list.
+    s.data.episodes[0] = { ...ep(P, 1, 42), changedAt: ep(P, 9).changedAt };
+    s.change([], undefined, [refOf(s.data.episodes[0]!)]);
+    await flush();
+    expect(s.reads.episodes).toEqual([`${P}/ep-1.mp3`]);
+    expect(store.getSnapshot().episodes).toEqual(whole());
+    expect(store.getSnapshot().episodes![1]).toBe(first.episodes![0]);
+    // A new episode between the others, and one gone (the read finds none), in one read.
+    const gone = refOf(s.data.episodes[2]!);
+    s.data.episodes.splice(2, 1);
+    s.data.episodes.push(ep(P, 4));
+    s.change([], undefined, [refOf(ep(P, 4)), gone]);
+    await flush();
+    expect(s.reads.episodes).toEqual([`${P}/ep-1.mp3`, `${P}/ep-4.mp3`, gone.episode]);
+    expect(store.getSnapshot().episodes).toEqual(whole());
+    expect(Object.isFrozen(store.getSnapshot().episodes)).toBe(true);
+  });
+
+  it('reads the whole list when more than a few episodes of its podcast were named since its last read', async () => {
+    vi.useFakeTimers();
+    const s = scripted();
+    const store = createStores(s.source)(P);
+    await flush();
+    s.reads.episodes.length = 0;
+    for (let n = 1; n <= 9; n++) s.data.episodes.push(ep(P, 10 + n));
+    s.change([], undefined, s.data.episodes.slice(4).map(refOf));
+    await flush();
+    expect(s.reads.episodes).toEqual([P]);
+    expect(store.getSnapshot().episodes).toHaveLength(12);
   });
 
   it('over a protocol with no listening state (episodes() unsupported): episodes [] and ready', async () => {

@@ -71,6 +71,9 @@ export interface BaselineEpisodesResult {
 /** Messages from the episodes baseline worker. */
 export type BaselineEpisodesMessage = { type: 'done'; requests: number; actions: number } | { type: 'error'; message: string };
 
+/** Messages to the raw write worker: open its database, then one `put` per `row` message. */
+export type RawWriteMessage = { type: 'open'; dbName: string } | { type: 'row'; row: { guid: string; feedUrl: string; isSubscribed: boolean; at: number } };
+
 /** `window.bench`. */
 export interface BenchApi {
   enginePull(args: PullArgs): Promise<EnginePullResult>;
@@ -83,6 +86,11 @@ export interface BenchApi {
   sync(): Promise<{ ms: number; report: SyncReport }>;
   /** Sequential `client.update()` calls; the round trip of each in ms. */
   updates(plan: { guid: string; change: { isSubscribed?: boolean; feedUrl?: string } }[]): Promise<number[]>;
+  /**
+   * The same updates, each followed by one raw write round trip (page → plain worker → one IndexedDB `put` →
+   * `complete` → page) into a database of `rawDb`: the platform's limit, measured under the same conditions.
+   */
+  updatesWithRaw(plan: { guid: string; change: { isSubscribed?: boolean; feedUrl?: string } }[], rawDb: string): Promise<{ engine: number[]; raw: number[] }>;
   /** `client.subscription(guid)` on the open client. */
   subscription(guid: string): Promise<Subscription | undefined>;
   status(): Promise<SyncStatus>;
@@ -99,6 +107,16 @@ export interface BenchApi {
   episode(ref: EpisodeRef): Promise<EpisodeState | undefined>;
   /** Milliseconds from the last `online` event until `status().pendingEpisodes` is 0 (polled every 5 ms). */
   episodesDrainedAfterOnline(timeoutMs: number): Promise<number>;
+  /**
+   * `client.store()` of the open client (its `n` rows shown first), then one `update()` per guid, each at rest
+   * (the last push done), each timed from the `change` event reaching the page to the store's snapshot that
+   * shows it; `readMs`: from the event to the last of the store's reads answering, so the rest is the store's own.
+   */
+  storeChanges(n: number, guids: string[]): Promise<{ totalMs: number[]; readMs: number[] }>;
+  /** Mount `client.store({ podcast })` of the open client (a listener looks at each snapshot); resolves once it shows `episodes` episodes. */
+  mountEpisodeStore(podcast: string, episodes: number): Promise<void>;
+  /** `client.setProgress` of `episode` once a second for `seconds` s; resolves with the snapshots the mounted store made meanwhile. */
+  play(ref: { podcast: string; episode: string }, seconds: number): Promise<{ calls: number; snapshots: number }>;
   /** Close the open client (terminating its worker). */
   close(): Promise<void>;
   /** Delete a database; false when it did not finish within `timeoutMs` (a connection somewhere keeps it open). */

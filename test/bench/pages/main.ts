@@ -2,7 +2,7 @@
 // and the baseline worker, side by side, exposed as `window.bench` for the Node runner.
 import { Dexie } from 'dexie';
 import { createSyncClient, type SyncClient } from '../../../src/index.ts';
-import type { BaselineArgs, BaselineEpisodesMessage, BaselineMessage, BenchApi, PullArgs, Responsiveness } from './api.ts';
+import type { BaselineArgs, BaselineEpisodesMessage, BaselineMessage, BenchApi, PullArgs, RawWriteMessage, Responsiveness } from './api.ts';
 
 // The page's own Dexie (used to count rows) must not run in its slow debug mode either.
 Dexie.debug = false;
@@ -66,7 +66,18 @@ async function countRows(dbName: string, table: string): Promise<number> {
   }
 }
 
+/** Poll `check` every 5 ms until it holds. */
+async function until(check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!(await check())) {
+    if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 let client: SyncClient | undefined;
+/** Snapshots the store `mountEpisodeStore` mounted has made. */
+let snapshotsSeen = 0;
 let held: Worker | undefined;
 let onlineAt = performance.now();
 window.addEventListener('online', () => {
@@ -136,6 +147,35 @@ const bench: BenchApi = {
     return out;
   },
 
+  async updatesWithRaw(plan, rawDb) {
+    if (!client) throw new Error('no open client');
+    const worker = new Worker(new URL('./raw-write-worker.ts', import.meta.url), { type: 'module', name: 'opa-bench-raw-write' });
+    const ask = (m: RawWriteMessage) =>
+      new Promise<void>((resolve, reject) => {
+        worker.onmessage = (e: MessageEvent<string>) => (e.data === 'ok' ? resolve() : reject(new Error(`raw write worker: ${e.data}`)));
+        worker.postMessage(m);
+      });
+    const row = (guid: string, i: number) => ({ type: 'row' as const, row: { guid, feedUrl: `https://raw.example/${i}/feed.xml`, isSubscribed: i % 2 === 0, at: Date.now() } });
+    try {
+      await ask({ type: 'open', dbName: rawDb });
+      // Its first transactions (the database's creation, JIT): not measured.
+      for (let i = 0; i < 5; i++) await ask(row(`warm-${i}`, i));
+      const engine: number[] = [];
+      const raw: number[] = [];
+      for (const [i, { guid, change }] of plan.entries()) {
+        let t0 = performance.now();
+        await client.update(guid, change);
+        engine.push(performance.now() - t0);
+        t0 = performance.now();
+        await ask(row(guid, i));
+        raw.push(performance.now() - t0);
+      }
+      return { engine, raw };
+    } finally {
+      worker.terminate();
+    }
+  },
+
   async subscription(guid) {
     if (!client) throw new Error('no open client');
     return client.subscription(guid);
@@ -202,6 +242,71 @@ const bench: BenchApi = {
       if (performance.now() > deadline) throw new Error(`the episode changes were not uploaded within ${timeoutMs} ms`);
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
+  },
+
+  async storeChanges(n, guids) {
+    if (!client) throw new Error('no open client');
+    const c = client;
+    const store = c.store();
+    await until(() => store.getSnapshot().subscriptions.length === n, 60_000);
+    // When the store's reads answer: wrapped on the client the store reads from.
+    let answered = 0;
+    for (const name of ['subscriptions', 'pending', 'failed'] as const) {
+      const read = c[name].bind(c) as (...a: unknown[]) => Promise<unknown>;
+      (c as unknown as Record<string, unknown>)[name] = (...a: unknown[]) => read(...a).then((v) => ((answered = performance.now()), v));
+    }
+    const totalMs: number[] = [];
+    const readMs: number[] = [];
+    for (const guid of guids) {
+      await until(async () => (await c.pending()).length === 0 && store.getSnapshot().status.phase === 'idle', 60_000);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const on = !store.getSnapshot().subscriptions.find((s) => s.guid === guid)!.isSubscribed;
+      let event = 0;
+      const offEvent = c.on('change', (e) => void (e.guids.includes(guid) && !event && (event = performance.now())));
+      const shown = new Promise<number>((resolve) => {
+        const off = store.subscribe((snap) => {
+          if (snap.subscriptions.find((s) => s.guid === guid)?.isSubscribed !== on) return;
+          resolve(performance.now());
+          queueMicrotask(() => off());
+        });
+      });
+      await c.update(guid, { isSubscribed: on });
+      const at = await shown;
+      offEvent();
+      totalMs.push(at - event);
+      readMs.push(answered - event);
+    }
+    return { totalMs, readMs };
+  },
+
+  async mountEpisodeStore(podcast, episodes) {
+    if (!client) throw new Error('no open client');
+    let seen = 0;
+    // What a framework does first with a snapshot: look at it (cheaply).
+    client.store({ podcast }).subscribe((snap) => void ((snapshotsSeen += 1), (seen = snap.episodes?.length ?? 0)));
+    await until(() => seen === episodes, 60_000);
+  },
+
+  async play(ref, seconds) {
+    if (!client) throw new Error('no open client');
+    const c = client;
+    const before = snapshotsSeen;
+    let calls = 0;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setInterval(() => {
+        if (calls === seconds) {
+          clearInterval(timer);
+          resolve();
+          return;
+        }
+        calls++;
+        c.setProgress(ref, { position: calls, total: 3600 }).catch((error: unknown) => {
+          clearInterval(timer);
+          reject(error as Error);
+        });
+      }, 1000);
+    });
+    return { calls, snapshots: snapshotsSeen - before };
   },
 
   async close() {

@@ -13,6 +13,8 @@ import type { BenchApi } from '../pages/api.ts';
 export interface BenchBrowser {
   engine: EngineName;
   context: BrowserContext;
+  /** Where the built pages are served (`http://bench.localhost:PORT/`). */
+  site: string;
   /** Open the bench page in a new tab and wait for `window.bench`. */
   openPage(): Promise<BrowserPage>;
   version: string;
@@ -36,6 +38,7 @@ export async function launchBenchBrowser(engine: EngineName, siteUrl: string): P
   return {
     engine,
     context,
+    site: siteUrl,
     version: browser.version,
     onDisk: engine !== 'webkit',
     async openPage() {

@@ -1,4 +1,4 @@
-// The bench page, built for production with Vite's JS API (minified, the real module worker bundled from
+// The bench pages, built for production with Vite's JS API (minified, the real module worker bundled from
 // src/ and worker/ as an app's build would), served from a temp dir by a static server on 127.0.0.1.
 // Pages are opened as http://bench.localhost:PORT/: Chromium resolves *.localhost to loopback, and Dexie's
 // slow debug mode (on for localhost/127.0.0.1 pages) stays off.
@@ -51,6 +51,8 @@ export async function buildPages(outDir: string): Promise<void> {
       sourcemap: false,
       reportCompressedSize: false,
       modulePreload: false,
+      // The bench page, and the two cold-open pages (test/bench/cold-open.ts).
+      rollupOptions: { input: ['index.html', 'open.html', 'raw-open.html'].map((page) => join(pagesDir, page)) },
     },
   });
 }
@@ -68,7 +70,9 @@ export async function startSite(): Promise<BenchSite> {
     }
     readFile(file).then(
       (body) => {
-        res.writeHead(200, { 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream', 'Cache-Control': 'no-store' });
+        // Built files have a content hash in their names: cached as an app's host would (a cold open reads the worker from cache).
+        const cache = path.startsWith('/assets/') ? 'max-age=31536000, immutable' : 'no-store';
+        res.writeHead(200, { 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream', 'Cache-Control': cache });
         res.end(body);
       },
       () => res.writeHead(404).end('not found'),

@@ -1,0 +1,63 @@
+// A podcast store's episodes after a change: the few episodes the change named are read alone (one
+// `episode(ref)` each) and put at their place in the list, instead of the podcast's whole list read again.
+// A player's `setProgress` every second names one episode of a feed that may hold thousands.
+import type { SyncError } from './errors.ts';
+import type { EpisodeRef, EpisodeState, SyncApi } from './types.ts';
+
+/** Up to this many episodes of a podcast named since its last read are read alone; more, and its whole list is. */
+const FEW = 8;
+
+/** Whose episodes the next read covers: a podcast → the refs changes named (undefined: its whole list). */
+export type EpisodeReads = Map<string | undefined, EpisodeRef[] | undefined>;
+
+/** Mark `ref` for the next read of its podcast (the whole list when that is already due, or too many are named). */
+export function askRef(reads: EpisodeReads, ref: EpisodeRef): void {
+  const named = reads.has(ref.podcast) ? reads.get(ref.podcast) : [];
+  reads.set(ref.podcast, named && named.length < FEW ? [...named, ref] : undefined);
+}
+
+/** What a read of one podcast's episodes gave: its whole list, or the named refs and their states. */
+export type EpisodesRead = EpisodeState[] | { refs: EpisodeRef[]; states: (EpisodeState | undefined)[] };
+
+/** Read what `refs` asks of `podcast` (undefined: the whole list); `[]` where the protocol has no listening state. */
+export function readEpisodes(source: Pick<SyncApi, 'episode' | 'episodes'>, podcast: string, refs: EpisodeRef[] | undefined): Promise<EpisodesRead> {
+  const read: Promise<EpisodesRead> = refs ? Promise.all(refs.map((ref) => source.episode(ref))).then((states) => ({ refs, states })) : source.episodes({ podcast });
+  // A protocol with no listening state (OPA): no episodes, and the store still gets ready.
+  return read.catch((error: SyncError) => (error?.code === 'unsupported' ? [] : Promise.reject(error)));
+}
+
+/** Whether `row` is the episode `ref` names: the engine's identity (its guid, else its enclosure URL). */
+const names = (ref: EpisodeRef, row: EpisodeState) => (row.guid !== undefined ? row.guid === ref.guid : row.episode === ref.episode);
+
+/** The engine's order of a podcast's episodes (`episodes({ podcast })`): newest change first, then by URL. */
+const before = (a: EpisodeState, b: EpisodeState) => (a.changedAt === b.changedAt ? a.episode.localeCompare(b.episode) < 0 : a.changedAt > b.changedAt);
+
+/**
+ * `list` (a podcast's episodes in the engine's order) with each named episode's state replaced, moved to its
+ * place, added, or removed (not found, or now another podcast's); `keep(was, now)` gives the row to hold.
+ * Returns `list` itself when nothing changed, else a new frozen array.
+ */
+export function patchEpisodes(list: readonly EpisodeState[], podcast: string, read: Exclude<EpisodesRead, EpisodeState[]>, keep: (was: EpisodeState | undefined, now: EpisodeState) => EpisodeState): readonly EpisodeState[] {
+  let out: EpisodeState[] | undefined;
+  read.refs.forEach((ref, i) => {
+    const state = read.states[i];
+    const at = out ?? list;
+    // A guid learned since: the row as listed had none, and its enclosure URL names it.
+    const index = at.findIndex((row) => names(ref, row) || (state !== undefined && names(state, row)));
+    const was = at[index];
+    const now = state && state.podcast === podcast ? keep(was, state) : undefined;
+    if (now === was) return;
+    out ??= list.slice();
+    if (index >= 0) out.splice(index, 1);
+    if (!now) return;
+    let lo = 0;
+    let hi = out.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (before(out[mid]!, now)) lo = mid + 1;
+      else hi = mid;
+    }
+    out.splice(lo, 0, now);
+  });
+  return out ? Object.freeze(out) : list;
+}
