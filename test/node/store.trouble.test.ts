@@ -25,6 +25,7 @@ function source() {
     pending: async () => [],
     failed: async () => [],
     status: async () => structuredClone(state.status),
+    episode: async () => undefined,
     episodes: async () => [],
     on(event, listener) {
       const set = listeners[event] as Set<typeof listener>;
