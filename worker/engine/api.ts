@@ -12,6 +12,7 @@ import { emit, emitChange } from './events.ts';
 import { checkChange, checkDeletionId, checkFeedUrl, checkFilter, checkGuid } from './input.ts';
 import { background, cancelAll, requestSync, schedulePush } from './schedule.ts';
 import { idlePhase, setPhase, snapshot } from './status.ts';
+import { pullSoon } from './poll.ts';
 import { forwardSync } from './tabs.ts';
 
 function alive(ctx: EngineContext): void {
@@ -65,7 +66,7 @@ async function typed<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /** Build the engine's public object over its context. */
-export function createApi(ctx: EngineContext): SyncEngine {
+export function createApi(ctx: EngineContext): Omit<SyncEngine, 'onLastChance'> {
   const { store, state, clock } = ctx;
   const unsupported = (what: string) => new SyncError('unsupported', `${what} is not part of the ${ctx.transport.protocol} protocol`);
   return {
@@ -185,7 +186,8 @@ export function createApi(ctx: EngineContext): SyncEngine {
     },
 
     setVisible(visible: boolean) {
-      if (visible) return background(ctx, 'sync');
+      state.visible = visible;
+      if (visible) return pullSoon(ctx);
       // Hidden, or being unloaded: the listening state waiting out its interval goes now (the tab may not return).
       state.flushEpisodes = true;
       schedulePush(ctx, 0);

@@ -16,6 +16,8 @@ export interface EngineState {
   browserOnline: boolean;
   /** False after a request got no answer; true again on any answer. */
   reachable: boolean;
+  /** The page's visibility (true until told otherwise): a hidden page does not poll. */
+  visible: boolean;
   /** Set by a 401/403 until `setAuth`. */
   authPaused: boolean;
   closed: boolean;
