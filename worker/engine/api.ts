@@ -37,6 +37,7 @@ async function local<T>(ctx: EngineContext, edit: (store: Store) => Promise<{ re
   emitChange(ctx, changed, true);
   if (ctx.leadership.isLeader) schedulePush(ctx);
   else ctx.channel.post({ type: 'queued' });
+  await ctx.lastChanceTold?.();
   return result;
 }
 
@@ -47,6 +48,7 @@ async function localEpisode(ctx: EngineContext, edit: (store: Store) => Promise<
   emitEpisodes(ctx, [{ podcast: state.podcast, episode: state.episode, ...(state.guid !== undefined ? { guid: state.guid } : {}) }]);
   if (ctx.leadership.isLeader) schedulePush(ctx);
   else ctx.channel.post({ type: 'queued' });
+  await ctx.lastChanceTold?.();
   return state;
 }
 

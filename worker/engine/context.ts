@@ -85,4 +85,6 @@ export interface EngineContext {
   bound?: Promise<string>;
   /** Whether a status event is already queued (they are coalesced). */
   statusQueued: boolean;
+  /** Settles once the last-chance copy being built is told (see `watchLastChance`), where someone listens. */
+  lastChanceTold?: (() => Promise<void>) | undefined;
 }

@@ -65,31 +65,34 @@ export async function buildLastChance(ctx: EngineContext): Promise<LastChanceReq
  * build that fails (a closed or foreign store) keeps the last copy told. Returns the stop.
  */
 export function watchLastChance(ctx: EngineContext, publish: (copy: LastChanceRequest[]) => void): () => void {
-  let building = false;
+  let building: Promise<void> | undefined;
   let again = false;
   let told: string | undefined;
-  const rebuild = async () => {
+  const loop = async () => {
+    do {
+      again = false;
+      const copy = await buildLastChance(ctx).catch(() => undefined);
+      if (!copy || ctx.state.closed) continue;
+      const key = JSON.stringify(copy);
+      if (key === told) continue;
+      told = key;
+      publish(copy);
+    } while (again && !ctx.state.closed);
+  };
+  const rebuild = () => {
     if (building) {
       again = true;
       return;
     }
-    building = true;
-    try {
-      do {
-        again = false;
-        const copy = await buildLastChance(ctx).catch(() => undefined);
-        if (!copy || ctx.state.closed) continue;
-        const key = JSON.stringify(copy);
-        if (key === told) continue;
-        told = key;
-        publish(copy);
-      } while (again && !ctx.state.closed);
-    } finally {
-      building = false;
-    }
+    building = loop().finally(() => (building = undefined));
   };
-  const listener = () => void rebuild();
-  ctx.listeners.change.add(listener);
-  void rebuild();
-  return () => void ctx.listeners.change.delete(listener);
+  ctx.listeners.change.add(rebuild);
+  // A local edit resolves once the copy with it is told: a page closed the moment after still sends it.
+  const ready = () => building ?? Promise.resolve();
+  ctx.lastChanceTold = ready;
+  rebuild();
+  return () => {
+    ctx.listeners.change.delete(rebuild);
+    if (ctx.lastChanceTold === ready) ctx.lastChanceTold = undefined;
+  };
 }
