@@ -29,9 +29,10 @@ export interface SyncEngine extends SyncApi {
   setVisible(visible: boolean): void;
   /**
    * Hear the last-chance copy (what waits, as the requests the next push would make) now and whenever it changes:
-   * the page client sends it as the page goes away. Returns the unsubscribe.
+   * the page client sends it as the page goes away. A promise it returns is awaited (at most a second) before the
+   * edit that changed the copy resolves. Returns the unsubscribe.
    */
-  onLastChance(listener: (copy: LastChanceRequest[]) => void): () => void;
+  onLastChance(listener: (copy: LastChanceRequest[]) => unknown): () => void;
 }
 
 /** Create the sync engine; it runs wherever IndexedDB and fetch exist. */

@@ -16,6 +16,9 @@ export const LAST_CHANCE_BYTES = 64 * 1024;
 /** Most requests in the copy: Chromium once refused more than 9 keepalive requests in flight per renderer. */
 export const LAST_CHANCE_REQUESTS = 8;
 
+/** ms an edit waits at most for the page to hold the copy with it. */
+const PUBLISH_WAIT = 1000;
+
 const bytes = (request: LastChanceRequest) => (request.body === undefined ? 0 : new TextEncoder().encode(request.body).length);
 
 /**
@@ -60,11 +63,11 @@ export async function buildLastChance(ctx: EngineContext): Promise<LastChanceReq
 }
 
 /**
- * Keep `publish` told of the copy: now, and after every change event (local edits, other tabs' edits, and
+ * Keep `publish` told of the copy (awaiting what it returns): now, and after every change event (local edits, other tabs' edits, and
  * acknowledgements, which shrink it). One build at a time; a change during a build builds again after it. A
  * build that fails (a closed or foreign store) keeps the last copy told. Returns the stop.
  */
-export function watchLastChance(ctx: EngineContext, publish: (copy: LastChanceRequest[]) => void): () => void {
+export function watchLastChance(ctx: EngineContext, publish: (copy: LastChanceRequest[]) => unknown): () => void {
   let building: Promise<void> | undefined;
   let again = false;
   let told: string | undefined;
@@ -76,7 +79,11 @@ export function watchLastChance(ctx: EngineContext, publish: (copy: LastChanceRe
       const key = JSON.stringify(copy);
       if (key === told) continue;
       told = key;
-      publish(copy);
+      // Waited for where the listener answers (the page over comlink): the edit that made the copy resolves after
+      // the page holds it, whatever order two message ports deliver in. A page that never answers holds nothing up.
+      let timer: unknown;
+      await Promise.race([Promise.resolve(publish(copy)).catch(() => undefined), new Promise<void>((resolve) => (timer = ctx.clock.setTimeout(() => resolve(), PUBLISH_WAIT)))]);
+      ctx.clock.clearTimeout(timer);
     } while (again && !ctx.state.closed);
   };
   const rebuild = () => {
