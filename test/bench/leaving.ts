@@ -1,5 +1,5 @@
-// `npm run bench -- --leaving [--browser=chromium|firefox|webkit|all] [--runs=N]`: closes of a tab right after a
-// throttled setProgress, and how soon the position is on the server (the reference gPodder server's arrival time
+// `npm run bench -- --leaving [--browser=chromium|firefox|webkit|all] [--runs=N] [--delay=MS]`: closes of a tab right after a
+// throttled setProgress (or MS later), and how soon the position is on the server (the reference gPodder server's arrival time
 // minus the moment the close was asked), per engine: same origin (the page's Vite proxy) and cross origin (the
 // server's own CORS, so every request has a preflight). Prints p50/p95 and the share of closes delivered.
 import { startGpodderServer } from '../server/gpodder/server.ts';
@@ -25,7 +25,7 @@ interface LeavingFigures {
   p95?: number;
 }
 
-async function measure(engine: EngineName, runs: number): Promise<LeavingFigures[]> {
+async function measure(engine: EngineName, runs: number, delay: number): Promise<LeavingFigures[]> {
   const server = await startGpodderServer({ port: 0, dialect: 'mygpo' });
   const pages = await startPages({ '/api/2': server.url });
   const browser = await launchBrowser(engine);
@@ -54,6 +54,7 @@ async function measure(engine: EngineName, runs: number): Promise<LeavingFigures
           await window.opa.client.sync();
           await window.opa.client.setProgress(ref, { position: 42 });
         }, [podcast, episode] as const);
+        if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
         const asked = Date.now();
         await page.close();
         const arrived = await waitFor('the position', () => server.log().find((e) => e.method === 'POST' && /episodes/.test(e.path) && JSON.stringify(e.body).includes(episode) && JSON.stringify(e.body).includes('"position":42')), GIVE_UP_MS, 10).catch(() => undefined);
@@ -77,13 +78,15 @@ async function measure(engine: EngineName, runs: number): Promise<LeavingFigures
 export async function runLeavingBench(argv: string[]): Promise<void> {
   let engines: EngineName[] = ['chromium'];
   let runs = 20;
+  let delay = 0;
   for (const arg of argv) {
     const [name, value] = arg.split('=', 2) as [string, string | undefined];
     if (name === '--browser' && value) engines = parseEngines(value);
     else if (name === '--runs' && value) runs = Number(value);
+    else if (name === '--delay' && value) delay = Number(value);
   }
   const rows: LeavingFigures[] = [];
-  for (const engine of engines) rows.push(...(await measure(engine, runs)));
+  for (const engine of engines) rows.push(...(await measure(engine, runs, delay)));
   console.log('| engine | origin | closes delivered | close → on server p50 | p95 | misses with only the preflight arrived |');
   console.log('|---|---|---|---|---|---|');
   for (const r of rows) console.log(`| ${r.engine} | ${r.origin} | ${r.delivered}/${r.runs} | ${r.p50 ?? '—'} ms | ${r.p95 ?? '—'} ms | ${r.origin === 'cross' ? r.preflightOnly : '—'} |`);
