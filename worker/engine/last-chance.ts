@@ -4,7 +4,7 @@
 // whenever the queue changes (here, in another tab, or by an acknowledgement) and handed over at once.
 // Every tab keeps one, leader or not: the tab being closed may hold changes the leader has not sent yet.
 import type { LastChanceRequest } from '../../src/protocol.ts';
-import type { StoredEpisode } from '../../src/schema.ts';
+import type { StoredChange, StoredEpisode } from '../../src/schema.ts';
 import { MAX_ACTIONS_PER_UPLOAD, playAction } from '../episodes/push.ts';
 import { heads, withFollowers } from '../outbox.ts';
 import type { SendItem } from '../transport.ts';
@@ -50,14 +50,20 @@ export async function buildLastChance(ctx: EngineContext): Promise<LastChanceReq
     const pending = await store.pendingChanges();
     let chosen = heads(pending).filter((c) => c.state === 'queued');
     if (transport.batching === 'all') chosen = withFollowers(pending, chosen, () => true);
-    const items: SendItem[] = await Promise.all(
-      chosen.map(async (change) => {
-        if (change.kind === 'add') return { change, target: change.serverGuid };
-        const server = await store.address(change);
-        return server ? { change, target: server.guid, isSubscribed: server.isSubscribed } : { change, target: undefined };
-      }),
-    );
-    for (const request of transport.lastChance(items)) take(request);
+    const item = async (change: StoredChange): Promise<SendItem> => {
+      if (change.kind === 'add') return { change, target: change.serverGuid };
+      const server = await store.address(change);
+      return server ? { change, target: server.guid, isSubscribed: server.isSubscribed } : { change, target: undefined };
+    };
+    if (transport.batching === 'all') {
+      for (const request of transport.lastChance(await Promise.all(chosen.map(item)))) take(request);
+    } else {
+      // A request each: addressed one by one, only until the copy is full (a long offline queue is not read whole).
+      for (const change of chosen) {
+        if (out.length >= LAST_CHANCE_REQUESTS) break;
+        for (const request of transport.lastChance([await item(change)])) take(request);
+      }
+    }
   }
   return out;
 }
