@@ -1,6 +1,7 @@
 import { proxy, releaseProxy, wrap, type Remote } from 'comlink';
 import { SyncError } from './errors.ts';
-import type { EventSink, WorkerApi, WorkerStartOptions } from './protocol.ts';
+import { createLastChance } from './last-chance.ts';
+import type { EventSink, LastChanceRequest, WorkerApi, WorkerStartOptions } from './protocol.ts';
 import { notify } from './notify.ts';
 import { installErrorTransfer } from './transfer.ts';
 import { createStores } from './store.ts';
@@ -25,7 +26,7 @@ function spawnWorker(): Worker {
 export function createSyncClient(options: ClientOptions): SyncClient {
   installErrorTransfer();
   if (!options || typeof options.baseUrl !== 'string') throw new SyncError('invalid', 'baseUrl is required');
-  const { worker: given, ...rest } = options;
+  const { worker: given, onLastChance, ...rest } = options;
   // Only data crosses to the worker (a function such as `fetch` cannot be cloned).
   const startOptions = JSON.parse(JSON.stringify(rest)) as WorkerStartOptions;
   const worker = given ?? spawnWorker();
@@ -33,8 +34,11 @@ export function createSyncClient(options: ClientOptions): SyncClient {
   const listeners = { change: new Set<Listener<'change'>>(), status: new Set<Listener<'status'>>() };
   let closed = false;
 
+  // Credentials stay in page memory (as the app holds them) for the requests the page sends as it goes away.
+  const lastChance = createLastChance({ baseUrl: options.baseUrl, auth: options.auth, onSend: onLastChance });
   const sink: EventSink = (event, payload) => {
-    for (const listener of listeners[event] as Set<Listener<typeof event>>) notify(listener, payload);
+    if (event === 'last-chance') return lastChance.update(payload as LastChanceRequest[]);
+    for (const listener of listeners[event as keyof SyncEvents] as Set<Listener<keyof SyncEvents>>) notify(listener, payload as SyncEvents[keyof SyncEvents]);
   };
   // A worker that never loads (its file not served, a Content-Security-Policy that forbids it) only fires
   // `error`: without this every call would wait forever for an answer. `status()` and a status event say so.
@@ -69,16 +73,21 @@ export function createSyncClient(options: ClientOptions): SyncClient {
   const onOnline = () => void remote.setOnline(true).catch(() => undefined);
   const onOffline = () => void remote.setOnline(false).catch(() => undefined);
   const onVisibility = () => void remote.setVisible(document.visibilityState === 'visible').catch(() => undefined);
+  // Back to the window: another device may have changed something meanwhile.
+  const onFocus = () => void remote.setVisible(true).catch(() => undefined);
   // A page being unloaded or frozen gets no visibilitychange in every browser: flush listening state then too.
   const onPageHide = () => void remote.setVisible(false).catch(() => undefined);
   if (hasWindow) {
     window.addEventListener('online', onOnline);
     window.addEventListener('offline', onOffline);
     window.addEventListener('pagehide', onPageHide);
+    window.addEventListener('focus', onFocus);
   }
   if (hasDocument) document.addEventListener('visibilitychange', onVisibility);
   started.then(() => {
     if (typeof navigator !== 'undefined' && navigator.onLine === false) onOffline();
+    // A page opened in the background does not poll until it is shown.
+    if (hasDocument && document.visibilityState === 'hidden') onVisibility();
   }, () => undefined);
 
   async function call<T>(fn: () => Promise<T>): Promise<T> {
@@ -104,10 +113,14 @@ export function createSyncClient(options: ClientOptions): SyncClient {
     discard: (id) => call(() => remote.discard(id)),
     status: () => call(() => remote.status()).catch((error: unknown) => (!closed && unavailable) || Promise.reject(error)),
     setProgress: (ref, progress) => call(() => remote.setProgress(ref, progress)),
-    markPlayed: (ref, played) => call(() => remote.markPlayed(ref, played)),
+    markPlayed: (ref, played, opts) => call(() => remote.markPlayed(ref, played, opts)),
     episode: (ref) => call(() => remote.episode(ref)),
     episodes: (filter) => call(() => remote.episodes(filter)),
-    setAuth: (auth) => call(() => remote.setAuth(auth)),
+    setAuth: (auth) =>
+      call(async () => {
+        await remote.setAuth(auth);
+        lastChance.setAuth(auth);
+      }),
     clear: () => call(() => remote.clear()),
     async close() {
       if (closed) return;
@@ -116,7 +129,9 @@ export function createSyncClient(options: ClientOptions): SyncClient {
         window.removeEventListener('online', onOnline);
         window.removeEventListener('offline', onOffline);
         window.removeEventListener('pagehide', onPageHide);
+        window.removeEventListener('focus', onFocus);
       }
+      lastChance.close();
       if (hasDocument) document.removeEventListener('visibilitychange', onVisibility);
       try {
         await started;

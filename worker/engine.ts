@@ -1,5 +1,6 @@
 // The sync engine: builds the context its parts share and hands back the public object.
 import { openSyncDatabase } from '../src/schema.ts';
+import type { LastChanceRequest } from '../src/protocol.ts';
 import type { Listener, SyncApi, SyncEvents, SyncOptions } from '../src/types.ts';
 import { openChannel } from './channel.ts';
 import { randomUuid, steadyNow } from './clock.ts';
@@ -7,7 +8,9 @@ import { createApi } from './engine/api.ts';
 import type { EngineContext, EngineState, RunState } from './engine/context.ts';
 import { emitStatus } from './engine/events.ts';
 import { emitEpisodes } from './engine/episodes.ts';
-import { background, startInterval } from './engine/schedule.ts';
+import { watchLastChance } from './engine/last-chance.ts';
+import { startPolling } from './engine/poll.ts';
+import { background } from './engine/schedule.ts';
 import { idlePhase, setPhase } from './engine/status.ts';
 import { onMessage, runForwardedHere } from './engine/tabs.ts';
 import { createHttp } from './http.ts';
@@ -25,6 +28,12 @@ export interface SyncEngine extends SyncApi {
   setOnline(online: boolean): void;
   /** The page's visibility; becoming visible triggers a pull. */
   setVisible(visible: boolean): void;
+  /**
+   * Hear the last-chance copy (what waits, as the requests the next push would make) now and whenever it changes:
+   * the page client sends it as the page goes away. A promise it returns is awaited (at most a second) before the
+   * edit that changed the copy resolves. Returns the unsubscribe.
+   */
+  onLastChance(listener: (copy: LastChanceRequest[]) => unknown): () => void;
 }
 
 /** Create the sync engine; it runs wherever IndexedDB and fetch exist. */
@@ -39,6 +48,7 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
     phase: 'starting',
     browserOnline: (globalThis as { navigator?: { onLine?: boolean } }).navigator?.onLine ?? true,
     reachable: true,
+    visible: true,
     authPaused: false,
     closed: false,
     requests: 0,
@@ -102,12 +112,12 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
       if (state.closed) return;
       if (state.phase === 'starting') setPhase(ctx, idlePhase(ctx));
       emitStatus(ctx);
-      startInterval(ctx);
       background(ctx, 'sync');
       runForwardedHere(ctx);
     }),
   };
   ctx.channel.post({ type: 'hello' });
+  startPolling(ctx);
   // Nothing is claimed here: a read claims nothing, a local edit or a sync binds the store.
-  return createApi(ctx);
+  return { ...createApi(ctx), onLastChance: (listener) => watchLastChance(ctx, listener) };
 }

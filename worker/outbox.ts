@@ -49,7 +49,7 @@ export interface PushResult {
 type Settled = 'done' | 'failed' | 'later' | 'paused' | 'deferred';
 
 /** The first live change of each subscription (order per subscription is kept by sending only heads). */
-function heads(changes: StoredChange[]): StoredChange[] {
+export function heads(changes: StoredChange[]): StoredChange[] {
   const byRow = new Map<string, StoredChange>();
   for (const change of changes) if (!byRow.has(change.guid)) byRow.set(change.guid, change);
   return [...byRow.values()];
@@ -63,7 +63,7 @@ const flagOnly = (c: StoredChange) => c.kind === 'update' && c.state === 'queued
  * request of a batching protocol carries them in order, the last one's word winning. A change queued behind
  * one that was in flight when it was made would otherwise cost an upload of its own.
  */
-function withFollowers(changes: StoredChange[], chosen: StoredChange[], open: (c: StoredChange) => boolean): StoredChange[] {
+export function withFollowers(changes: StoredChange[], chosen: StoredChange[], open: (c: StoredChange) => boolean): StoredChange[] {
   const heads = new Set(chosen.filter(flagOnly).map((c) => c.guid));
   const out = [...chosen];
   const cut = new Set<string>();

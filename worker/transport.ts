@@ -1,6 +1,7 @@
 // The seam between the engine and a protocol. The engine (schedule, outbox, store) knows only this file:
 // a transport pulls what changed into a sink and sends queued changes, answering with neutral outcomes.
 import type { SyncError } from '../src/errors.ts';
+import type { LastChanceRequest } from '../src/protocol.ts';
 import type { StoredChange } from '../src/schema.ts';
 import type { DeletionStatus, PullProgress } from '../src/types.ts';
 import type { EpisodeTransport } from './gpodder/episodes.ts';
@@ -99,6 +100,11 @@ export interface Transport {
   pull(sink: PullSink): Promise<void>;
   /** Send changes (one, or a batch); resolves with an outcome per item, in order. */
   send(items: readonly SendItem[]): Promise<SendOutcome[]>;
+  /**
+   * The requests `send` would make for these items, for the page to send as it goes away (nobody reads their
+   * answers): only requests that are harmless to repeat; an item that has none is left out.
+   */
+  lastChance?(items: readonly SendItem[]): LastChanceRequest[];
   /** Listening state (episode actions), where the protocol has it. */
   readonly episodes?: EpisodeTransport;
   /** A deletion job's status, where the protocol has deletion jobs. */

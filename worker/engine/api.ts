@@ -12,6 +12,7 @@ import { emit, emitChange } from './events.ts';
 import { checkChange, checkDeletionId, checkFeedUrl, checkFilter, checkGuid } from './input.ts';
 import { background, cancelAll, requestSync, schedulePush } from './schedule.ts';
 import { idlePhase, setPhase, snapshot } from './status.ts';
+import { pullSoon } from './poll.ts';
 import { forwardSync } from './tabs.ts';
 
 function alive(ctx: EngineContext): void {
@@ -36,6 +37,7 @@ async function local<T>(ctx: EngineContext, edit: (store: Store) => Promise<{ re
   emitChange(ctx, changed, true);
   if (ctx.leadership.isLeader) schedulePush(ctx);
   else ctx.channel.post({ type: 'queued' });
+  await ctx.lastChanceTold?.();
   return result;
 }
 
@@ -46,6 +48,7 @@ async function localEpisode(ctx: EngineContext, edit: (store: Store) => Promise<
   emitEpisodes(ctx, [{ podcast: state.podcast, episode: state.episode, ...(state.guid !== undefined ? { guid: state.guid } : {}) }]);
   if (ctx.leadership.isLeader) schedulePush(ctx);
   else ctx.channel.post({ type: 'queued' });
+  await ctx.lastChanceTold?.();
   return state;
 }
 
@@ -65,7 +68,7 @@ async function typed<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /** Build the engine's public object over its context. */
-export function createApi(ctx: EngineContext): SyncEngine {
+export function createApi(ctx: EngineContext): Omit<SyncEngine, 'onLastChance'> {
   const { store, state, clock } = ctx;
   const unsupported = (what: string) => new SyncError('unsupported', `${what} is not part of the ${ctx.transport.protocol} protocol`);
   return {
@@ -185,7 +188,8 @@ export function createApi(ctx: EngineContext): SyncEngine {
     },
 
     setVisible(visible: boolean) {
-      if (visible) return background(ctx, 'sync');
+      state.visible = visible;
+      if (visible) return pullSoon(ctx);
       // Hidden, or being unloaded: the listening state waiting out its interval goes now (the tab may not return).
       state.flushEpisodes = true;
       schedulePush(ctx, 0);

@@ -80,15 +80,15 @@ function withFields(row: StoredEpisode, fields: EpisodeFields): StoredEpisode {
 /**
  * A local change as it is recorded, a `play` like any other (register.ts `fromPlay`): progress keeps the last
  * known total when given none, is clamped to it and is played when it reached it (short of it, it un-plays);
- * played sets the position to the total (which must be known: `invalid` otherwise), unplayed to 0. Undefined
+ * played sets the position to the total (given with it, else known: `invalid` otherwise), unplayed to 0. Undefined
  * when it changes nothing (marking what already holds: no upload).
  */
 function settledChange(row: StoredEpisode, given: FieldChange): FieldChange | undefined {
   const total = given.total ?? row.total?.value;
   if (given.played === true) {
     if (total === undefined) throw new SyncError('invalid', "markPlayed(ref, true) needs the episode's length: call setProgress with a total first");
-    if (row.played?.value === true && row.position?.value === total) return undefined;
-    return { played: true, position: total };
+    if (row.played?.value === true && row.position?.value === total && (given.total === undefined || row.total?.value === total)) return undefined;
+    return given.total === undefined ? { played: true, position: total } : { played: true, position: total, total };
   }
   if (given.played === false) {
     if (row.played?.value === false && (row.position?.value ?? 0) === 0) return undefined;
