@@ -21,6 +21,7 @@ export const HOSTILE_FAULTS = {
   'dead-server': 'the server refuses connections for a few simulated seconds while the app makes a burst of edits',
   'slow-body':
     'answers come in parts: slower in all than the timeout but never silent that long (to be read), with a pause past the timeout after the server applied the request, or dripping past ten timeouts',
+  'step-removes': "gPodder: the server's clock goes back an hour or a day, another device then removes feeds this device subscribes, and the app syncs (the full listing is the server's word)",
 } as const;
 
 /** One hostile fault family. */
