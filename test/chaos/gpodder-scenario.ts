@@ -17,6 +17,7 @@ import { convergedViolations, feedsOf, lostViolations, playFields, strayViolatio
 import { accountMixViolations, overlapViolations, spinViolations, unsafeUrlViolations } from './invariants.ts';
 import {
   ALL_HOSTILE,
+  episodeCap,
   middleboxFault,
   clockStep,
   deadServer,
@@ -180,6 +181,13 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
     let redirectUsed = false;
     /** An upload-413 proxy was armed: a move (two URLs) past a limit of one cannot be split, so it is refused. */
     let tooLargeUsed = false;
+    /**
+     * The full reconciles the episode-cap proxy answered past the cap: when (simulated ms), and in which life of
+     * the engine's record of it (a crash, a cleared store or another account may rightly ask again).
+     */
+    const capped: { at: number; life: number }[] = [];
+    let capArmed = false;
+    let life = 0;
     /** A server clock step back was followed by another device's removes (step-removes). */
     let stepRemovesUsed = false;
     /** Another tab signed in to bob (other-tab) or this one's credentials are bob's (set-auth), until a step. */
@@ -232,6 +240,7 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
       switched = { kind: 'other-tab', backAt: -1 };
       await tab.clear();
       localMaybe();
+      life++;
       tab.setOnline(true);
       try {
         await tab.sync();
@@ -246,6 +255,7 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
       try {
         await engine.setAuth({ type: 'basic', username: OTHER_USER, password: OTHER_PASSWORD });
         switched = { kind: 'set-auth', backAt: -1 };
+        life++;
         note('setAuth: the credentials are the other account\'s now');
       } catch (error) {
         note(`setAuth to the other account refused: ${isSyncError(error) ? error.code : String(error)}`);
@@ -260,10 +270,12 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
         await tab.clear();
         await tab.close();
         localMaybe();
+        life++;
         appActions.push(sim.now());
         note(`other tab: cleared the store again (${why})`);
       } else {
         await engine.setAuth(options.auth).catch((error: unknown) => note(`setAuth back failed: ${String(error)}`));
+        life++;
         note(`setAuth: back to this account (${why})`);
       }
       switched = undefined;
@@ -354,6 +366,12 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
         }
         case 'step-removes':
           await stepThenRemoves();
+          break;
+        case 'episode-cap':
+          if (capArmed) break;
+          capArmed = true;
+          transport.proxy.push(episodeCap(() => capped.push({ at: sim.now(), life })));
+          note('hostile: every full reconcile of listening state (since=1) is answered past the cap until calm');
           break;
         case 'other-tab':
           if (switched || armed.some((a) => a.what.startsWith('another tab') || a.what.startsWith('setAuth'))) break;
@@ -732,6 +750,7 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
           }
           await sim.ticks(rng.int(0, 12));
           note('crash: killing the engine');
+          life++;
           await dying.close();
           await cut;
           engine = open();
@@ -794,6 +813,11 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
     if (hostile.size) await storeCheck('after settling');
 
     note('check: invariants');
+    // A reconcile past the cap is recorded as tried: no second full read of the history within an interval.
+    for (let i = 1; i < capped.length; i++) {
+      const [a, b] = [capped[i - 1]!, capped[i]!];
+      if (a.life === b.life && b.at - a.at < RECONCILE_INTERVAL) violations.push(`episode cap: the full reconcile was asked again ${b.at - a.at} ms after one answered past the cap (the retry waits ${RECONCILE_INTERVAL} ms)`);
+    }
     const serverHas = new Set(s.subscribed(mine));
     const views = await engine.subscriptions({ includeDeleted: true });
     const localHas = new Set(views.filter((v) => v.isSubscribed && v.deleted === undefined).map((v) => v.guid));

@@ -3,6 +3,7 @@
 // 413, a dead server), a server that sends feed URLs no app should store, a Retry-After of a year, a gPodder
 // server whose clock goes back, another tab that signs out and in as someone else mid-pull, and credentials
 // switched to another account mid-pull. Each family can be switched on or off by name (`--faults`).
+import { MAX_ACTIONS_PER_ANSWER } from '../../worker/gpodder/episodes.ts';
 import type { Prng } from './prng.ts';
 import type { ProxyRule, RewriteRule, SlowBodyRule, Transport } from './transport.ts';
 
@@ -21,6 +22,7 @@ export const HOSTILE_FAULTS = {
   'dead-server': 'the server refuses connections for a few simulated seconds while the app makes a burst of edits',
   'slow-body':
     'answers come in parts: slower in all than the timeout but never silent that long (to be read), with a pause past the timeout after the server applied the request, or dripping past ten timeouts',
+  'episode-cap': "gPodder: until calm, the full reconcile of listening state (since=1) is answered past the engine's cap (more items than an answer may hold)",
   'step-removes': "gPodder: the server's clock goes back an hour or a day, another device then removes feeds this device subscribes, and the app syncs (the full listing is the server's word)",
 } as const;
 
@@ -89,6 +91,26 @@ export function uploadTooLarge(rng: Prng, now: number): ProxyRule & { limit: num
       return method === 'POST' && (b.add?.length ?? 0) + (b.remove?.length ?? 0) > limit;
     },
     answer: { status: 413, text: JSON.stringify({ code: 413, message: 'Request Entity Too Large' }), headers: { 'Content-Type': 'application/json' } },
+  };
+}
+
+/** A history of more items than an episode answer may hold (`MAX_ACTIONS_PER_ANSWER`), ~2 MB: made once. */
+let pastCap: string | undefined;
+
+/**
+ * Until it is taken away, every full reconcile of listening state (`since=1`, both path families) is answered
+ * with more items than the engine reads; `answered` is called with each one. The engine must fail it typed, go
+ * on with incremental pulls, and ask for it again only a reconcile interval later.
+ */
+export function episodeCap(answered: () => void): ProxyRule {
+  pastCap ??= `{"timestamp":${Math.floor(Date.UTC(2026, 0, 1) / 1000)},"actions":[${'0,'.repeat(MAX_ACTIONS_PER_ANSWER)}0]}`;
+  return {
+    name: 'episode-cap',
+    match: (method, url) => method === 'GET' && /episode/.test(url.pathname) && url.searchParams.get('since') === '1',
+    answer: () => {
+      answered();
+      return { status: 200, text: pastCap!, headers: { 'Content-Type': 'application/json' } };
+    },
   };
 }
 
