@@ -18,6 +18,7 @@ import { accountMixViolations, overlapViolations, spinViolations, unsafeUrlViola
 import {
   ALL_HOSTILE,
   episodeCap,
+  episodeRenames,
   middleboxFault,
   clockStep,
   deadServer,
@@ -188,6 +189,10 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
     const capped: { at: number; life: number }[] = [];
     let capArmed = false;
     let life = 0;
+    /** An episode upload answer refused a media URL with `""` (episode-renames): the episode keeps an error. */
+    let renameRefused = false;
+    /** Media URLs an upload answer rewrote to a new http URL: where the server's log stood then, and the life. */
+    const rewritten: { from: string; logged: number; life: number }[] = [];
     /** A server clock step back was followed by another device's removes (step-removes). */
     let stepRemovesUsed = false;
     /** Another tab signed in to bob (other-tab) or this one's credentials are bob's (set-auth), until a step. */
@@ -366,6 +371,16 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
         }
         case 'step-removes':
           await stepThenRemoves();
+          break;
+        case 'episode-renames':
+          transport.rewrite.push(
+            episodeRenames(hr, (from, to, kind) => {
+              if (kind === 'refused') renameRefused = true;
+              if (kind === 'new-url') rewritten.push({ from, logged: s.log().length, life });
+              note(`hostile: an episode upload answer rewrites ${from} to ${JSON.stringify(to)} (${kind})`);
+            }),
+          );
+          note('hostile: the next episode upload answers carry update_urls');
           break;
         case 'episode-cap':
           if (capArmed) break;
@@ -646,7 +661,7 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
           if (c.source === 'foreign') c.rank = place((a) => !ours(a) && a.timestamp * 1000 === c.at && a.position === c.fields.position);
           else if (c.source === 'local') c.rank = state?.pending && c === newestLocal ? Infinity : place((a) => ours(a) && a.timestamp === Math.floor(c.at / 1000));
         }
-        const refused = state?.error !== undefined && (refusals || redirectUsed || tooLargeUsed);
+        const refused = state?.error !== undefined && (refusals || redirectUsed || tooLargeUsed || renameRefused);
         if (refused) continue;
         out.push(...convergedViolations(story, state));
         // The Nextcloud app keys its rows by enclosure URL across feeds: another feed's episode with the same URL
@@ -657,7 +672,15 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
         // uploaded, under the one it moved back to.
         out.push(...lostViolations(story, log, family === 'nextcloud' ? undefined : DEVICE, state, subscribed.has(podcast), family === 'nextcloud', placesOf(story)));
       }
+      // A rewrite in `update_urls` names the episode from then on: this device's later uploads (while the engine
+      // that settled the answer lives on) never name the old URL; a rewrite to a non-http(s) URL is ignored.
+      for (const r of rewritten) {
+        const later = s.log().slice(r.logged).filter((x) => x.method === 'POST' && /episode/.test(x.path));
+        const again = later.some((x) => JSON.stringify(x.body ?? null).includes(JSON.stringify(r.from)));
+        if (again && r.life === life) out.push(`episodes: ${r.from} was rewritten by an upload answer's update_urls, yet uploaded again under it`);
+      }
       for (const e of held) {
+        if (!/^https?:\/\//i.test(e.episode)) out.push(`episodes: a media URL that is not http(s) is held: ${JSON.stringify(e)}`);
         if (e.pending && subscribed.has(e.podcast) && !e.error) out.push(`episodes: still pending on a subscribed feed: ${JSON.stringify(e)}`);
         if (![...episodes.values()].some((story) => placesOf(story).includes(e.podcast) && (story.guid === e.guid || story.episode === e.episode))) {
           out.push(`episodes: the store holds an episode nobody touched: ${JSON.stringify(e)}`);

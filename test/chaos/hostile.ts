@@ -22,6 +22,7 @@ export const HOSTILE_FAULTS = {
   'dead-server': 'the server refuses connections for a few simulated seconds while the app makes a burst of edits',
   'slow-body':
     'answers come in parts: slower in all than the timeout but never silent that long (to be read), with a pause past the timeout after the server applied the request, or dripping past ten timeouts',
+  'episode-renames': 'gPodder: episode upload answers carry `update_urls` for a sent media URL: a rewrite to a new http URL, `""` (refused), or a non-http URL (ignored)',
   'episode-cap': "gPodder: until calm, the full reconcile of listening state (since=1) is answered past the engine's cap (more items than an answer may hold)",
   'step-removes': "gPodder: the server's clock goes back an hour or a day, another device then removes feeds this device subscribes, and the app syncs (the full listing is the server's word)",
 } as const;
@@ -91,6 +92,34 @@ export function uploadTooLarge(rng: Prng, now: number): ProxyRule & { limit: num
       return method === 'POST' && (b.add?.length ?? 0) + (b.remove?.length ?? 0) > limit;
     },
     answer: { status: 413, text: JSON.stringify({ code: 413, message: 'Request Entity Too Large' }), headers: { 'Content-Type': 'application/json' } },
+  };
+}
+
+/** What an episode upload answer's `update_urls` does to a sent media URL. */
+export type EpisodeRename = 'new-url' | 'refused' | 'not-http';
+
+/**
+ * Episode upload answers (1-3) that rewrite one sent media URL: to a new http URL (the episode's URL from then
+ * on), to `""` (the server refused it: the episode's `error`), or to a non-http URL (ignored). The server itself
+ * stored what was sent. `renamed` is told each rewrite.
+ */
+export function episodeRenames(rng: Prng, renamed: (from: string, to: string, kind: EpisodeRename) => void): RewriteRule {
+  let n = 0;
+  return {
+    name: 'episode-renames',
+    remaining: rng.int(1, 3),
+    match: (method, url) => method === 'POST' && /episode/.test(url.pathname),
+    edit(body, _method, _url, sent) {
+      const actions = (Array.isArray(sent) ? sent : (sent as { actions?: unknown } | undefined)?.actions) as { episode?: unknown }[] | undefined;
+      const urls = (actions ?? []).map((a) => a?.episode).filter((u): u is string => typeof u === 'string');
+      if (typeof body !== 'object' || body === null || !urls.length) return undefined;
+      const from = rng.pick(urls);
+      const kind = rng.pick(['new-url', 'refused', 'not-http'] as const);
+      const to = kind === 'new-url' ? `https://rewritten.example/${n++}/${from.replace(/^https?:\/\//, '')}` : kind === 'refused' ? '' : rng.pick(BAD_URLS);
+      renamed(from, to, kind);
+      const b = body as { update_urls?: unknown[] };
+      return { ...b, update_urls: [...(Array.isArray(b.update_urls) ? b.update_urls : []), [from, to]] };
+    },
   };
 }
 
