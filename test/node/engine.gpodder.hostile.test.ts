@@ -13,6 +13,8 @@ import { MAX_UPLOAD_URLS, sendGpodder } from '../../worker/gpodder/send.ts';
 import { MAX_ANSWER_URLS } from '../../worker/gpodder/wire.ts';
 import type { PullSink, RemoteEntry } from '../../worker/transport.ts';
 import { createHttp } from '../../worker/http.ts';
+import { createStore } from '../../worker/store/store.ts';
+import { openSyncDatabase } from '../../src/schema.ts';
 import { settle, uniqueDb, until } from './helpers.ts';
 
 const PASSWORD = 'alice-password';
@@ -296,6 +298,59 @@ describe('gPodder: a server clock going backwards, or out of range (item 10)', (
     await settle(e);
     expect(s.subscribed({ device: 'web-player' })).toEqual([]);
     expect((await e.subscriptions({ subscribed: true })).map((x) => x.guid)).toEqual([]);
+  });
+
+  for (const dialect of ['mygpo', 'opodsync'] as const) {
+    it(`${dialect}: after its clock steps back, the full listing is the server's word: a feed another device removed after the step is not subscribed here`, async () => {
+      const clock = { now: 1_700_000_000_000 };
+      const s = await gpodder(dialect, clock);
+      const e = engine(s);
+      s.foreign.add([feed(1), feed(2)]);
+      await e.sync();
+      clock.now += 200_000;
+      s.foreign.add([feed(3)]);
+      await e.sync();
+      // The server's clock steps back two minutes: feeds 1 and 2 were stamped before its new "now", feed 3
+      // after it (mygpo lists nothing stamped later than its "now": it may be hidden, and is said again).
+      clock.now -= 120_000;
+      // Another device removes feed 1 after the step: mygpo nets its old subscribe and this unsubscribe to
+      // nothing, so its listing leaves feed 1 out; opodsync lists it as removed. Either way it is gone.
+      s.foreign.remove([feed(1)]);
+      await e.sync();
+      await settle(e);
+      expect((await e.subscriptions({ subscribed: true })).map((x) => x.guid).sort()).toEqual([feed(2), feed(3)]);
+      expect(await e.pending()).toEqual([]);
+      expect(s.subscribed().sort()).toEqual([feed(2), feed(3)]);
+      // A later change on the server's clock since the step counts too.
+      s.foreign.remove([feed(2)]);
+      await e.sync();
+      expect((await e.subscriptions({ subscribed: true })).map((x) => x.guid)).toEqual([feed(3)]);
+    });
+  }
+
+  it('a full listing read after the clock went back is the server\'s word whatever the stored stamps say; a window after it compares against it', async () => {
+    // The transport marks such a listing's entries (and says which left-out rows it may hide).
+    const s = await gpodder('opodsync');
+    s.foreign.add([feed(1)]);
+    const sink = { ...recordingSink(), cursor: (s.timestamp() + 3600) * 1000, empty: false };
+    await pullGpodder(directHttp(s), '/api/2/subscriptions/alice/web-player.json', sink);
+    expect(sink.batches.flatMap((b) => b.entries).map((x) => [x.guid, x.authoritative])).toEqual([[feed(1), true]]);
+    // The store applies them over stamps from the other side of the step (here: later than the entry's, as a
+    // store whose kept offset was lost would hold them).
+    const store = createStore(openSyncDatabase(uniqueDb('gpodder-step')), () => 'local-1');
+    await store.bind({ server: s.url, protocol: 'gpodder' });
+    const entry = (isSubscribed: boolean, at: number, authoritative?: boolean): RemoteEntry => ({
+      guid: feed(1), feedUrl: feed(1), isSubscribed, at, dataAt: at, standalone: true, ...(authoritative ? { authoritative } : {}),
+    });
+    const subscribed = async () => (await store.get(feed(1)))?.isSubscribed;
+    await store.applyEntries([entry(true, 5_000_000)], { cursor: 5_000_000 });
+    await store.applyEntries([entry(false, 3_000_000)], { cursor: 3_000_000 });
+    expect(await subscribed()).toBe(true);
+    await store.applyEntries([entry(false, 3_000_000, true)], { cursor: 3_000_000 });
+    expect(await subscribed()).toBe(false);
+    await store.applyEntries([entry(true, 3_001_000)], { cursor: 3_001_000 });
+    expect(await subscribed()).toBe(true);
+    store.db.close();
   });
 
   it('a timestamp of 1e300 is refused as bad-response and stores nothing', async () => {

@@ -105,3 +105,14 @@ export function mergeBase(held: ServerBase | undefined, incoming: ServerBase): S
   }
   return merged;
 }
+
+/**
+ * Fold in a server entry that is the server's word whatever the held stamps say (a full listing read after its
+ * clock stepped): its address, flag, deleted state and stamps replace the held ones, so later entries compare
+ * against the server's clock since the step.
+ */
+export function replaceBase(held: ServerBase | undefined, incoming: ServerBase): ServerBase {
+  const merged: ServerBase = { ...held, ...incoming };
+  if (incoming.deleted === undefined) delete merged.deleted;
+  return merged;
+}
