@@ -127,6 +127,21 @@ export function createAcks(core: StoreCore) {
       return patchChange(core, sent, { attempts: sent.attempts + 1, serverHold: undefined, ...hold, ...(lastError ? { lastError } : {}) });
     },
 
+    /** `later` for the changes of one upload, in one transaction (one upload may carry every change queued). */
+    async laterAll(waits: readonly { sent: StoredChange; hold: Hold; lastError: ErrorInfo }[]) {
+      return edit(async (ws) => {
+        await ws.preload(waits.map((w) => w.sent.guid));
+        for (const { sent, hold, lastError } of waits) {
+          // Found among its row's changes, read in bulk above (by id when a re-key moved it elsewhere).
+          const current = ws.changes(ws.resolve(sent.guid)).find((c) => c.id === sent.id) ?? (await ws.loadChange(sent.id!));
+          if (!current) continue;
+          delete current.serverHold;
+          Object.assign(current, { attempts: sent.attempts + 1, ...hold, lastError });
+          ws.putChange(current);
+        }
+      });
+    },
+
     /** Edit fields of a stored change and re-derive its row. */
     patchChange: (sent: StoredChange, fields: Partial<StoredChange>) => patchChange(core, sent, fields),
 
