@@ -6,6 +6,7 @@ import type { Clock } from '../src/types.ts';
 import { backoffDelay, type Backoff } from './backoff.ts';
 import { errorInfo } from './error-info.ts';
 import { dueAt, isReady, type Hold } from './hold.ts';
+import type { Ack } from './store/acks.ts';
 import type { Store } from './store/store.ts';
 import type { SendItem, SendOutcome, Transport } from './transport.ts';
 
@@ -151,7 +152,7 @@ async function sendBatch(ctx: PushContext, changes: StoredChange[]): Promise<Set
       return server ? { change, target: server.guid, isSubscribed: server.isSubscribed } : { change, target: undefined };
     });
     const outcomes = await ctx.transport.send(items);
-    const settled: Settled[] = await settleWaits(ctx, changes, outcomes);
+    const settled: Settled[] = await settleInBulk(ctx, changes, outcomes);
     for (let i = 0; i < changes.length; i++) settled[i] ??= await settle(ctx, changes[i]!, outcomes[i]!);
     // Every outcome but these rewrote its queue entry: one event for the batch.
     if (settled.some((s) => s !== 'deferred' && s !== 'paused')) ctx.onQueue();
@@ -162,20 +163,28 @@ async function sendBatch(ctx: PushContext, changes: StoredChange[]): Promise<Set
 }
 
 /**
- * Settle in one transaction the changes whose outcome is an error to wait out with a backoff (an upload to a
- * server that is down may carry every change queued); the others are left for `settle`.
+ * Settle in one transaction each the changes the server took and those to try again after a backoff (one
+ * upload may carry every change queued); the other outcomes are left for `settle`.
  */
-async function settleWaits(ctx: PushContext, changes: StoredChange[], outcomes: SendOutcome[]): Promise<Settled[]> {
+async function settleInBulk(ctx: PushContext, changes: StoredChange[], outcomes: SendOutcome[]): Promise<Settled[]> {
   const settled: Settled[] = [];
+  const acks: Ack[] = [];
   const waits: Parameters<Store['laterAll']>[0][number][] = [];
   const errors = new Set<SyncError>();
-  changes.forEach((change, i) => {
+  changes.forEach((sent, i) => {
     const outcome = outcomes[i]!;
-    if (outcome.type !== 'error' || !backsOff(outcome.error)) return;
-    errors.add(outcome.error);
-    waits.push({ sent: change, hold: backoffHold(ctx, change, outcome.error), lastError: errorInfo(outcome.error) });
-    settled[i] = 'later';
+    if (outcome.type === 'added' || outcome.type === 'updated') acks.push({ sent, ...outcome });
+    else if (outcome.type === 'deleted') acks.push({ sent, type: 'deleted', now: ctx.clock.now() });
+    else if (outcome.type === 'error' && backsOff(outcome.error)) {
+      errors.add(outcome.error);
+      waits.push({ sent, hold: backoffHold(ctx, sent, outcome.error), lastError: errorInfo(outcome.error) });
+    } else return;
+    settled[i] = outcome.type === 'error' ? 'later' : 'done';
   });
+  if (acks.length) {
+    const edit = await ctx.store.acks(acks);
+    if (edit.changed.length) ctx.onChange(edit.changed);
+  }
   for (const error of errors) ctx.onError(error);
   if (waits.length) await ctx.store.laterAll(waits);
   return settled;
