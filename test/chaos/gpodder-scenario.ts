@@ -9,6 +9,7 @@
 import { isSyncError } from '../../src/errors.ts';
 import type { EpisodeState, PendingChange } from '../../src/types.ts';
 import type { SyncEngine } from '../../worker/index.ts';
+import { announcedUpdate, type AnnouncedUpdate } from './announced.ts';
 import { createSyncEngine } from '../../worker/index.ts';
 import { startGpodderServer } from '../server/gpodder/server.ts';
 import type { EpisodeActionView, GpodderDialect, GpodderServer, ListTarget } from '../server/gpodder/types.ts';
@@ -411,7 +412,7 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
           for (let i = 0; i < edits && feeds.length; i++) {
             const url = hr.pick(feeds);
             const value = hr.chance(0.5);
-            await local(`update(${url}, {isSubscribed: ${value}})`, (e) => e.update(url, { isSubscribed: value }), wants(url, value));
+            await local(...toggle(url, value));
             // A user's toggles are ms apart: the failed uploads (and so the changes' backoffs) spread out.
             await sim.sleep(hr.int(0, 20));
           }
@@ -479,13 +480,20 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
     const wants = (url: string, value: boolean) => (maybe: boolean) => {
       intent(url).local = { value, maybe, at: step };
     };
+    /** A flag change; one equal to the engine's local view writes nothing (issue 25) and is no intent. */
+    const toggle = (url: string, value: boolean): [string, (e: SyncEngine) => Promise<unknown>, Record] => {
+      const what = `update(${url}, {isSubscribed: ${value}})`;
+      let done: AnnouncedUpdate | undefined;
+      const run = async (e: SyncEngine) => (done = await announcedUpdate(e, url, { isSubscribed: value })).view;
+      return [what, run, (maybe) => (done && !done.wrote ? note(`${what} changed nothing`) : wants(url, value)(maybe))];
+    };
     const planLocal = (): [string, (e: SyncEngine) => Promise<unknown>, Record] => {
       const kind = rng.weighted({ add: 3, toggle: 5, move: 2, remove: 2 });
       const url = current().length && kind !== 'add' ? rng.pick(current()) : freshFeed();
       if (kind === 'add') return [`add(${url})`, (e) => e.add(url), wants(url, true)];
       if (kind === 'toggle') {
         const value = rng.chance(0.5);
-        return [`update(${url}, {isSubscribed: ${value}})`, (e) => e.update(url, { isSubscribed: value }), wants(url, value)];
+        return toggle(url, value);
       }
       if (kind === 'remove') {
         // A remove drops a queued move of that row (re-keying it back): later calls by this URL would reach

@@ -44,6 +44,7 @@ import {
   unsafeUrlViolations,
 } from './invariants.ts';
 import { Model, type ModelSub } from './model.ts';
+import { announcedUpdate, type AnnouncedUpdate } from './announced.ts';
 import { prng, type Prng } from './prng.ts';
 import { createSimulation } from './sim.ts';
 import { CALM, createTransport, isRedirectAsNetwork, RunawayError, type Weather } from './transport.ts';
@@ -391,10 +392,13 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
       }
       return {
         what: `update(${handle}, ${JSON.stringify(change)})`,
-        run: (e) => e.update(handle, change),
+        run: (e) => announcedUpdate(e, handle, change),
         record: (value, maybe) => {
+          const done = value as AnnouncedUpdate | undefined;
+          // Equal to the engine's local view: nothing written, nothing to send (issue 25).
+          if (done && !done.wrote) return note(`update(${handle}, ${JSON.stringify(change)}) changed nothing`);
           model.localUpdate(sub, change, maybe);
-          const view = value as { feedUrl: string; isSubscribed: boolean; guid: string } | undefined;
+          const view = done?.view;
           if (view && ((change.feedUrl && view.feedUrl !== change.feedUrl) || (change.isSubscribed !== undefined && view.isSubscribed !== change.isSubscribed) || (change.guid && view.guid !== change.guid))) {
             violations.push(`update(${handle}, ${JSON.stringify(change)}) resolved with a view that does not show the change: ${JSON.stringify(view)}`);
           }

@@ -30,10 +30,12 @@ export async function sync(ctx: EngineContext): Promise<SyncReport> {
 }
 
 /** A local edit: durable when it resolves, announced, and pushed soon (by this tab or the leader). It binds an unbound store. */
-async function local<T>(ctx: EngineContext, edit: (store: Store) => Promise<{ result: T; changed: string[] }>): Promise<T> {
+async function local<T>(ctx: EngineContext, edit: (store: Store) => Promise<{ result: T; changed: string[] }>, unchangedIsNothing = false): Promise<T> {
   alive(ctx);
   const { result, changed } = await typed(() => edit(writer(ctx)));
-  // Every local edit writes a queue entry (or drops one: retry, discard).
+  // An update that changes no row wrote nothing: no event, no push.
+  if (unchangedIsNothing && !changed.length) return result;
+  // Every other local edit writes a queue entry (or drops one: retry, discard).
   emitChange(ctx, changed, true);
   if (ctx.leadership.isLeader) schedulePush(ctx);
   else ctx.channel.post({ type: 'queued' });
@@ -99,7 +101,7 @@ export function createApi(ctx: EngineContext): Omit<SyncEngine, 'onLastChance'> 
         clean.guid = ctx.transport.guidFor(clean.feedUrl);
         clean.isSubscribed ??= (await read(ctx, (s) => s.get(guid)))?.isSubscribed;
       }
-      return local(ctx, (s) => s.update(guid, clean, clock.now(), state.inFlight));
+      return local(ctx, (s) => s.update(guid, clean, clock.now(), state.inFlight), true);
     },
 
     async remove(guid: string) {

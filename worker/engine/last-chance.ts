@@ -41,7 +41,7 @@ export async function buildLastChance(ctx: EngineContext): Promise<LastChanceReq
   if (episodes?.lastChance) {
     // As the push: only feeds the account has here and on the server (opodsync subscribes any feed an action names).
     const feeds = await store.keptFeeds();
-    const rows: StoredEpisode[] = (await store.episodes.due(0, true)).filter((row) => feeds.has(row.podcast)).reverse();
+    const rows: StoredEpisode[] = (await store.episodes.due(0, true, (podcast) => feeds.has(podcast))).reverse();
     const actions = rows.slice(0, MAX_ACTIONS_PER_UPLOAD).map((row) => playAction(row, ctx.opts.device));
     while (actions.length && !take(episodes.lastChance(actions))) actions.pop();
   }

@@ -1,6 +1,6 @@
 // Pure functions from a row's server base and its queued changes to what the app sees.
 import type { ServerBase, StoredChange, StoredSubscription } from '../../src/schema.ts';
-import type { Subscription } from '../../src/types.ts';
+import type { Subscription, SubscriptionChange } from '../../src/types.ts';
 import { formatTimestamp } from '../time.ts';
 
 /** The local view's fields: the base with every live (not failed) queued change folded in, in order. */
@@ -39,6 +39,15 @@ export function keyFor(base: ServerBase | undefined, changes: readonly StoredCha
     if (change.state !== 'failed' && change.kind === 'update' && change.change?.guid !== undefined) return change.change.guid;
   }
   return base?.guid ?? current;
+}
+
+/** Whether a change would leave a state (a row's view, or its state before a queued change) as it is. */
+export function changesNothing(change: SubscriptionChange, state: { guid: string | undefined; feedUrl: string; isSubscribed: boolean }): boolean {
+  return (
+    (change.guid === undefined || change.guid === state.guid) &&
+    (change.feedUrl === undefined || change.feedUrl === state.feedUrl) &&
+    (change.isSubscribed === undefined || change.isSubscribed === state.isSubscribed)
+  );
 }
 
 /** Count of live queued changes. */
