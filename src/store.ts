@@ -216,7 +216,7 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
       for (const view of views.values()) publish(view, { ...view.snapshot, status: status ?? view.snapshot.status, error });
       dirty |= parts;
       keys = undefined;
-      podcasts = new Map([...podcasts, ...[...asked.keys()].map((p) => [p, undefined] as const)]);
+      for (const podcast of asked.keys()) podcasts.set(podcast, undefined);
       busy = false;
       if (error.code !== 'closed' && error.code !== 'unsupported') retry = setTimeout(() => schedule(0), Math.min(RETRY_MAX, RETRY * 2 ** failures++));
       return;
