@@ -29,9 +29,9 @@ export function patchSorted<T extends { guid: string }>(list: readonly T[], guid
     const now = row && keep(was, row);
     if (now === was) continue;
     out ??= list.slice();
-    if (!now) out.splice(i, 1);
-    else if (was) out[i] = now;
-    else out.splice(i, 0, now);
+    // `was` (if any) out and `now` (if any) in, at the same place: they share the guid the order is by.
+    if (now) out.splice(i, was ? 1 : 0, now);
+    else out.splice(i, 1);
   }
   return out ? Object.freeze(out) : list;
 }
