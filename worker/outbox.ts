@@ -1,6 +1,7 @@
 // Push: send queued changes through the transport, one at a time per subscription, and settle each outcome
 // in the store. Which requests carry them is the transport's business; what an answer means is decided here.
-import { SyncError, isTransient } from '../src/errors.ts';
+import { SyncError } from '../src/errors.ts';
+import { isTransient } from './transient.ts';
 import type { StoredChange } from '../src/schema.ts';
 import type { Clock } from '../src/types.ts';
 import { backoffDelay, type Backoff } from './backoff.ts';

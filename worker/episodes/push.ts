@@ -4,7 +4,8 @@
 // refuses whole is split until the refused episode is found, as subscription uploads are; so is one answered
 // 5xx three times in a row (a server that chokes on one action, as the Nextcloud app on a media URL over 500
 // characters, must not hold the others back).
-import { SyncError, isSyncError, isTransient } from '../../src/errors.ts';
+import { SyncError, isSyncError } from '../../src/errors.ts';
+import { isTransient } from '../transient.ts';
 import type { StoredEpisode } from '../../src/schema.ts';
 import type { Clock, EpisodeRef } from '../../src/types.ts';
 import { backoffDelay, type Backoff } from '../backoff.ts';
