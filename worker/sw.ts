@@ -1,0 +1,103 @@
+// opa-sync/sw: what an app's own service worker imports. On the library's Background Sync tag it pushes what
+// waits in each store a page asked background sync for, with the engine's own code under the tabs' Web Lock.
+import { isSyncError } from '../src/errors.ts';
+import type { Auth } from '../src/types.ts';
+import { createSyncEngine } from './engine.ts';
+import { knownStores, type KnownStore } from './sw-registry.ts';
+
+export type { KnownStore } from './sw-registry.ts';
+
+/** The default Background Sync tag (the page client registers it). */
+export const BACKGROUND_SYNC_TAG = 'opa-sync';
+
+/** A `sync` event as the service worker gets it. */
+export interface SyncEventLike {
+  readonly tag: string;
+  readonly lastChance?: boolean;
+  waitUntil(promise: Promise<unknown>): void;
+}
+
+/** Where the `sync` listener goes: the service worker's global scope (a stand-in in tests). */
+export interface SyncEventTarget {
+  addEventListener(type: 'sync', listener: (event: SyncEventLike) => void): void;
+}
+
+/** Options of `serveBackgroundSync`. */
+export interface BackgroundSyncOptions {
+  /**
+   * The credentials for a store's server, read from wherever the app keeps them; `undefined`: nothing is sent for
+   * that store (it waits for the next open). Without a provider only stores whose page sent no credentials (a
+   * same-origin server that knows the user by cookie, an open server) are pushed.
+   */
+  auth?: (store: KnownStore) => Auth | undefined | Promise<Auth | undefined>;
+  /** The tag to answer. @default 'opa-sync' */
+  tag?: string;
+  /** How long one event keeps retrying, ms (Chromium gives an event 3 minutes). @default 150000 */
+  budget?: number;
+  /** The first retry's delay, ms; each next one doubles (at most 30 s). @default 1000 */
+  baseDelay?: number;
+  /** The global scope to listen on. @default globalThis */
+  target?: SyncEventTarget;
+  /** Injectable for tests. */
+  fetch?: typeof fetch;
+}
+
+/** What one sync event did for one store: `sent` (nothing waits), `waiting` (still queued), `skipped` (no credentials, or a store this worker cannot open). */
+export type StoreOutcome = 'sent' | 'waiting' | 'skipped';
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Push one store until nothing waits, the budget ends, or retrying cannot help (paused on 401/403). */
+async function pushStore(store: KnownStore, options: BackgroundSyncOptions, deadline: number): Promise<StoreOutcome> {
+  const auth = options.auth ? await options.auth(store) : undefined;
+  if (store.authed && auth === undefined) return 'skipped';
+  const { dbName, baseUrl, protocol, device, account } = store;
+  const engine = createSyncEngine({
+    dbName, baseUrl, protocol, device,
+    ...(account !== undefined ? { account } : {}),
+    ...(auth !== undefined ? { auth } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    pullInterval: 0,
+  });
+  try {
+    let delay = options.baseDelay ?? 1000;
+    for (;;) {
+      try {
+        // Under the tabs' lock: this worker runs it when it leads, else the leading tab does (one sender).
+        await engine.sync();
+      } catch (error) {
+        // A store of a newer schema than this worker's code, or another account's: leave it alone.
+        if (isSyncError(error) && (error.code === 'account-mismatch' || error.code === 'closed' || error.code === 'storage')) return 'skipped';
+        if (!isSyncError(error)) return 'skipped';
+      }
+      const status = await engine.status();
+      if (status.pending + status.pendingEpisodes === 0) return 'sent';
+      if (status.phase === 'auth-required') return 'waiting';
+      if (Date.now() + delay > deadline) return 'waiting';
+      await sleep(delay);
+      delay = Math.min(delay * 2, 30_000);
+    }
+  } finally {
+    await engine.close().catch(() => undefined);
+  }
+}
+
+/** Push every known store once the event fires; rejects (so the browser tries again) when something still waits. */
+async function onSync(options: BackgroundSyncOptions, lastChance: boolean): Promise<StoreOutcome[]> {
+  const deadline = Date.now() + (options.budget ?? 150_000);
+  const stores = await knownStores();
+  const outcomes = await Promise.all(stores.map((store) => pushStore(store, options, deadline).catch((): StoreOutcome => 'waiting')));
+  // On the last attempt a rejection buys nothing: everything stays queued for the app's next open anyway.
+  if (outcomes.includes('waiting') && !lastChance) throw new Error('opa-sync: changes still wait for the server; the browser will try again');
+  return outcomes;
+}
+
+/** Answer the library's Background Sync tag in the app's service worker: push what waits with every page closed. */
+export function serveBackgroundSync(options: BackgroundSyncOptions = {}): void {
+  const tag = options.tag ?? BACKGROUND_SYNC_TAG;
+  const target = options.target ?? (globalThis as unknown as SyncEventTarget);
+  target.addEventListener('sync', (event) => {
+    if (event.tag !== tag) return;
+    event.waitUntil(onSync(options, event.lastChance === true));
+  });
+}
