@@ -1,5 +1,5 @@
 import { proxy, releaseProxy, wrap, type Remote } from 'comlink';
-import { createBackgroundSync } from './background-sync.ts';
+import type { BackgroundSync } from './background-sync.ts';
 import { SyncError } from './errors.ts';
 import { createLastChance } from './last-chance.ts';
 import type { EventSink, LastChanceRequest, WorkerApi, WorkerStartOptions } from './protocol.ts';
@@ -37,7 +37,9 @@ export function createSyncClient(options: ClientOptions): SyncClient {
 
   // Credentials stay in page memory (as the app holds them) for the requests the page sends as it goes away.
   const lastChance = createLastChance({ baseUrl: options.baseUrl, auth: options.auth, onSend: onLastChance });
-  const background = options.backgroundSync ? createBackgroundSync() : undefined;
+  // Loaded only when asked for: pages without it carry none of it.
+  let background: BackgroundSync | undefined;
+  if (options.backgroundSync) void import('./background-sync.ts').then((m) => void (background = m.createBackgroundSync()));
   const sink: EventSink = (event, payload) => {
     if (event === 'last-chance') return lastChance.update(payload as LastChanceRequest[]);
     let value = payload as SyncEvents[keyof SyncEvents];

@@ -1,8 +1,8 @@
 // opa-sync/sw: what an app's own service worker imports. On the library's Background Sync tag it pushes what
 // waits in each store a page asked background sync for, with the engine's own code under the tabs' Web Lock.
-import { isSyncError } from '../src/errors.ts';
-import type { Auth } from '../src/types.ts';
-import { createSyncEngine } from './engine.ts';
+// Through the engine entry: the library build then shares its chunks with opa-sync/worker as they are, and
+// splits nothing more out of the page entry's.
+import { createSyncEngine, isSyncError, type Auth } from './index.ts';
 import { knownStores, type KnownStore } from './sw-registry.ts';
 
 export type { KnownStore } from './sw-registry.ts';
