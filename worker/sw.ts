@@ -3,6 +3,7 @@
 // Through the engine entry: the library build then shares its chunks with opa-sync/worker as they are, and
 // splits nothing more out of the page entry's.
 import { createSyncEngine, isSyncError, type Auth } from './index.ts';
+import { openSyncDatabase } from '../src/schema.ts';
 import { knownStores, type KnownStore } from './sw-registry.ts';
 
 export type { KnownStore } from './sw-registry.ts';
@@ -47,10 +48,22 @@ export type StoreOutcome = 'sent' | 'waiting' | 'skipped';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Whether the store is there at a schema this code knows. A newer one (a tab already runs newer code than this
+ * service worker) is left alone: opening it would fail or, worse, read it with the wrong rules.
+ */
+async function openable(dbName: string): Promise<boolean> {
+  const list = await indexedDB.databases?.().catch(() => undefined);
+  if (!list) return true;
+  const found = list.find((d) => d.name === dbName);
+  // Dexie keeps its version × 10 as the IndexedDB version.
+  return found !== undefined && (found.version ?? 0) <= openSyncDatabase(dbName).verno * 10;
+}
+
 /** Push one store until nothing waits, the budget ends, or retrying cannot help (paused on 401/403). */
 async function pushStore(store: KnownStore, options: BackgroundSyncOptions, deadline: number): Promise<StoreOutcome> {
   const auth = options.auth ? await options.auth(store) : undefined;
-  if (store.authed && auth === undefined) return 'skipped';
+  if ((store.authed && auth === undefined) || !(await openable(store.dbName))) return 'skipped';
   const { dbName, baseUrl, protocol, device, account } = store;
   const engine = createSyncEngine({
     dbName, baseUrl, protocol, device,

@@ -1,6 +1,7 @@
 // opa-sync/sw: a service worker pushes what a closed page left queued, with the engine's own rules.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { openSyncDatabase } from '../../src/schema.ts';
+import { rememberStore } from '../../worker/sw-registry.ts';
 import { serveBackgroundSync, type BackgroundSyncOptions, type SyncEventLike } from '../../worker/sw.ts';
 import { TOKEN, dump, engine, requests, server } from './helpers.ts';
 import type { RefServer } from '../server/types.ts';
@@ -98,6 +99,30 @@ describe('serveBackgroundSync', () => {
     serveBackgroundSync({ auth: bearer, target: self.target, budget: 20_000, baseDelay: 20 });
     await expect(self.fire()).resolves.toEqual(['sent']);
     expect(await outboxCount(dbName)).toBe(0);
+  });
+
+  it('leaves alone a store of a newer schema than its code: nothing sent, the store untouched', async () => {
+    const s = await server();
+    const dbName = `newer-${Date.now()}`;
+    const newer = await new Promise<IDBDatabase>((resolve, reject) => {
+      const r = indexedDB.open(dbName, 100_000);
+      r.onupgradeneeded = () => void r.result.createObjectStore('future');
+      r.onsuccess = () => resolve(r.result);
+      r.onerror = () => reject(r.error);
+    });
+    newer.close();
+    await rememberStore({ dbName, baseUrl: s.url, protocol: 'opa', device: 'opa-sync', authed: true });
+    const self = fakeSelf();
+    serveBackgroundSync({ auth: bearer, target: self.target, budget: 0 });
+    await expect(self.fire()).resolves.toEqual(['skipped']);
+    expect(s.log()).toHaveLength(0);
+    const after = await new Promise<IDBDatabase>((resolve, reject) => {
+      const r = indexedDB.open(dbName);
+      r.onsuccess = () => resolve(r.result);
+      r.onerror = () => reject(r.error);
+    });
+    expect([after.version, [...after.objectStoreNames]]).toEqual([100_000, ['future']]);
+    after.close();
   });
 
   it('answers only its tag', async () => {
