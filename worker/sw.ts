@@ -75,14 +75,20 @@ async function pushStore(store: KnownStore, options: BackgroundSyncOptions, dead
   try {
     let delay = options.baseDelay ?? 1000;
     for (;;) {
+      // A read first (it claims nothing): a store with nothing waiting, a signed-out one included, is not synced.
+      // A new tab may also have upgraded the schema meanwhile (our connection closed on versionchange).
+      if (!(await openable(dbName))) return 'skipped';
+      const before = await engine.status();
+      if (before.pending + before.pendingEpisodes === 0) return 'sent';
+      if (before.phase === 'auth-required') return 'waiting';
       try {
         // Under the tabs' lock: this worker runs it when it leads, else the leading tab does (one sender).
         await engine.sync();
       } catch (error) {
-        // A store of a newer schema than this worker's code, or another account's: leave it alone.
-        if (isSyncError(error) && (error.code === 'account-mismatch' || error.code === 'closed' || error.code === 'storage')) return 'skipped';
-        if (!isSyncError(error)) return 'skipped';
+        // Another account's store, or one this code cannot use: leave it alone.
+        if (!isSyncError(error) || error.code === 'account-mismatch' || error.code === 'storage') return 'skipped';
       }
+      if (!(await openable(dbName))) return 'skipped';
       const status = await engine.status();
       if (status.pending + status.pendingEpisodes === 0) return 'sent';
       if (status.phase === 'auth-required') return 'waiting';

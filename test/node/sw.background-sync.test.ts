@@ -125,6 +125,42 @@ describe('serveBackgroundSync', () => {
     after.close();
   });
 
+  it('a schema upgrade from a new tab is not blocked by the service worker mid-event: it closes and leaves the store', async () => {
+    const s = await server();
+    const dbName = await closedPageWithChange(s);
+    s.failNext(1_000_000, 503);
+    const self = fakeSelf();
+    serveBackgroundSync({ auth: bearer, target: self.target, budget: 30_000, baseDelay: 50 });
+    const event = self.fire();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const upgraded = await new Promise<number>((resolve, reject) => {
+      const r = indexedDB.open(dbName, 1000);
+      r.onblocked = () => reject(new Error('blocked by the service worker'));
+      r.onsuccess = () => {
+        r.result.close();
+        resolve(r.result.version);
+      };
+      r.onerror = () => reject(r.error);
+    });
+    expect(upgraded).toBe(1000);
+    // The event ends soon after (not at its 30 s budget) with the store left to the newer code.
+    await expect(event).resolves.toEqual(['skipped']);
+  });
+
+  it('a signed-out store (clear() after the change) is not synced again: no request, no binding', async () => {
+    const s = await server();
+    const dbName = await closedPageWithChange(s);
+    const page = engine(s, { dbName });
+    await page.clear();
+    await page.close();
+    s.clearLog();
+    const self = fakeSelf();
+    serveBackgroundSync({ auth: bearer, target: self.target, budget: 0 });
+    await expect(self.fire()).resolves.toEqual(['sent']);
+    expect(s.log()).toHaveLength(0);
+    expect(await dump(dbName)).not.toContain('binding');
+  });
+
   it('answers only its tag', async () => {
     const s = await server();
     await closedPageWithChange(s);
