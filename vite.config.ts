@@ -15,7 +15,7 @@ function dexieModernEsm(): Plugin {
   };
 }
 
-// One config: the library build (two entries plus the worker bundle) and the test projects.
+// One config: the library build (three entries plus the worker bundle) and the test projects.
 export default defineConfig({
   // Relative base: the emitted worker URL stays relative to the module, so apps that bundle us work.
   base: './',
@@ -26,7 +26,7 @@ export default defineConfig({
     sourcemap: true,
     minify: true,
     lib: {
-      entry: { index: 'src/index.ts', worker: 'worker/index.ts' },
+      entry: { index: 'src/index.ts', worker: 'worker/index.ts', sw: 'worker/sw.ts' },
       formats: ['es'],
     },
     rolldownOptions: {

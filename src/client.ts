@@ -1,4 +1,5 @@
 import { proxy, releaseProxy, wrap, type Remote } from 'comlink';
+import type { BackgroundSync } from './background-sync.ts';
 import { SyncError } from './errors.ts';
 import { createLastChance } from './last-chance.ts';
 import type { EventSink, LastChanceRequest, WorkerApi, WorkerStartOptions } from './protocol.ts';
@@ -36,9 +37,14 @@ export function createSyncClient(options: ClientOptions): SyncClient {
 
   // Credentials stay in page memory (as the app holds them) for the requests the page sends as it goes away.
   const lastChance = createLastChance({ baseUrl: options.baseUrl, auth: options.auth, onSend: onLastChance });
+  // Loaded only when asked for: pages without it carry none of it.
+  let background: BackgroundSync | undefined;
+  if (options.backgroundSync) void import('./background-sync.ts').then((m) => void (background = m.createBackgroundSync()));
   const sink: EventSink = (event, payload) => {
     if (event === 'last-chance') return lastChance.update(payload as LastChanceRequest[]);
-    for (const listener of listeners[event as keyof SyncEvents] as Set<Listener<keyof SyncEvents>>) notify(listener, payload as SyncEvents[keyof SyncEvents]);
+    let value = payload as SyncEvents[keyof SyncEvents];
+    if (event === 'status' && background) value = background.mark(background.onStatus(payload as SyncStatus));
+    for (const listener of listeners[event as keyof SyncEvents] as Set<Listener<keyof SyncEvents>>) notify(listener, value);
   };
   // A worker that never loads (its file not served, a Content-Security-Policy that forbids it) only fires
   // `error`: without this every call would wait forever for an answer. `status()` and a status event say so.
@@ -72,7 +78,10 @@ export function createSyncClient(options: ClientOptions): SyncClient {
   const hasDocument = typeof document !== 'undefined';
   const onOnline = () => void remote.setOnline(true).catch(() => undefined);
   const onOffline = () => void remote.setOnline(false).catch(() => undefined);
-  const onVisibility = () => void remote.setVisible(document.visibilityState === 'visible').catch(() => undefined);
+  const onVisibility = () => {
+    if (document.visibilityState === 'hidden') background?.onHidden();
+    void remote.setVisible(document.visibilityState === 'visible').catch(() => undefined);
+  };
   // Back to the window: another device may have changed something meanwhile.
   const onFocus = () => void remote.setVisible(true).catch(() => undefined);
   // A page being unloaded or frozen gets no visibilitychange in every browser: flush listening state then too.
@@ -111,7 +120,10 @@ export function createSyncClient(options: ClientOptions): SyncClient {
     failed: () => call(() => remote.failed()),
     retry: (id) => call(() => remote.retry(id)),
     discard: (id) => call(() => remote.discard(id)),
-    status: () => call(() => remote.status()).catch((error: unknown) => (!closed && unavailable) || Promise.reject(error)),
+    status: () =>
+      call(() => remote.status())
+        .then((status) => background?.mark(status) ?? status)
+        .catch((error: unknown) => (!closed && unavailable) || Promise.reject(error)),
     setProgress: (ref, progress) => call(() => remote.setProgress(ref, progress)),
     markPlayed: (ref, played, opts) => call(() => remote.markPlayed(ref, played, opts)),
     episode: (ref) => call(() => remote.episode(ref)),

@@ -19,6 +19,12 @@ export interface SyncOptions {
   device?: string;
   /** Credentials; replace them later with `setAuth`. */
   auth?: Auth;
+  /**
+   * Send what waits after every page is closed (Chromium's Background Sync, through the app's service worker
+   * importing `opa-sync/sw`): the page registers the sync tag, the engine keeps this store's options (never
+   * credentials) for the service worker. Elsewhere it does nothing (`status.backgroundSync: 'unsupported'`).
+   */
+  backgroundSync?: boolean;
   /** IndexedDB database name. @default `opa-sync:` + the normalised baseUrl */
   dbName?: string;
   /** Account the store is bound to (with the server); another account on the same store raises `account-mismatch`. */
@@ -232,7 +238,12 @@ export interface SyncStatus {
   lastSuccess?: number;
   lastError?: ErrorInfo;
   progress?: PullProgress;
+  /** Page client with `backgroundSync: true` only: whether the Background Sync tag could be registered. */
+  backgroundSync?: BackgroundSyncState;
 }
+
+/** `unsupported`: no Background Sync here; `ready`: nothing registered yet; `registered`; `failed`: registering was refused. */
+export type BackgroundSyncState = 'unsupported' | 'ready' | 'registered' | 'failed';
 
 /** The outcome of one `sync()` run. */
 export interface SyncReport {

@@ -19,6 +19,7 @@ import { createGpodderTransport } from './gpodder/transport.ts';
 import { createOpaTransport } from './opa/transport.ts';
 import { resolveOptions } from './options.ts';
 import { createEngineStore } from './engine/store.ts';
+import { rememberStore } from './sw-registry.ts';
 
 /** The engine: the shared method set, events, and the page's connectivity and visibility signals. */
 export interface SyncEngine extends SyncApi {
@@ -116,6 +117,11 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
       runForwardedHere(ctx);
     }),
   };
+  // What opa-sync/sw needs to push for this store with every page closed (credentials stay with the app).
+  if (options.backgroundSync) {
+    const { dbName, baseUrl, protocol, device, account } = opts;
+    void rememberStore({ dbName, baseUrl, protocol, device, ...(account !== undefined ? { account } : {}), authed: opts.auth !== undefined }).catch(() => undefined);
+  }
   ctx.channel.post({ type: 'hello' });
   startPolling(ctx);
   // Nothing is claimed here: a read claims nothing, a local edit or a sync binds the store.
