@@ -86,13 +86,16 @@ export function createSyncClient(options: ClientOptions): SyncClient {
   const onFocus = () => void remote.setVisible(true).catch(() => undefined);
   // A page being unloaded or frozen gets no visibilitychange in every browser: flush listening state then too.
   const onPageHide = () => void remote.setVisible(false).catch(() => undefined);
-  if (hasWindow) {
-    window.addEventListener('online', onOnline);
-    window.addEventListener('offline', onOffline);
-    window.addEventListener('pagehide', onPageHide);
-    window.addEventListener('focus', onFocus);
-  }
-  if (hasDocument) document.addEventListener('visibilitychange', onVisibility);
+  const win = hasWindow ? window : undefined;
+  const doc = hasDocument ? document : undefined;
+  const signals: [EventTarget | undefined, string, () => void][] = [
+    [win, 'online', onOnline],
+    [win, 'offline', onOffline],
+    [win, 'pagehide', onPageHide],
+    [win, 'focus', onFocus],
+    [doc, 'visibilitychange', onVisibility],
+  ];
+  for (const [target, type, fn] of signals) target?.addEventListener(type, fn);
   started.then(() => {
     if (typeof navigator !== 'undefined' && navigator.onLine === false) onOffline();
     // A page opened in the background does not poll until it is shown.
@@ -137,14 +140,8 @@ export function createSyncClient(options: ClientOptions): SyncClient {
     async close() {
       if (closed) return;
       closed = true;
-      if (hasWindow) {
-        window.removeEventListener('online', onOnline);
-        window.removeEventListener('offline', onOffline);
-        window.removeEventListener('pagehide', onPageHide);
-        window.removeEventListener('focus', onFocus);
-      }
+      for (const [target, type, fn] of signals) target?.removeEventListener(type, fn);
       lastChance.close();
-      if (hasDocument) document.removeEventListener('visibilitychange', onVisibility);
       try {
         await started;
         await remote.close();

@@ -90,10 +90,13 @@ export function createLastChance(options: LastChanceOptions): LastChance {
   };
   const win = typeof window !== 'undefined' && typeof window.addEventListener === 'function' ? window : undefined;
   const doc = typeof document !== 'undefined' && typeof document.addEventListener === 'function' ? document : undefined;
-  win?.addEventListener('pagehide', onHide);
-  win?.addEventListener('pageshow', onBack);
-  doc?.addEventListener('freeze', onHide);
-  doc?.addEventListener('resume', onBack);
+  const signals: [EventTarget | undefined, string, (event: Event) => void][] = [
+    [win, 'pagehide', onHide],
+    [win, 'pageshow', onBack],
+    [doc, 'freeze', onHide],
+    [doc, 'resume', onBack],
+  ];
+  for (const [target, type, fn] of signals) target?.addEventListener(type, fn);
 
   return {
     update(next) {
@@ -106,10 +109,7 @@ export function createLastChance(options: LastChanceOptions): LastChance {
       defer();
     },
     close() {
-      win?.removeEventListener('pagehide', onHide);
-      win?.removeEventListener('pageshow', onBack);
-      doc?.removeEventListener('freeze', onHide);
-      doc?.removeEventListener('resume', onBack);
+      for (const [target, type, fn] of signals) target?.removeEventListener(type, fn);
       deferred?.abort();
       deferred = undefined;
       copy = [];
