@@ -295,6 +295,8 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
      */
     const stepThenRemoves = async () => {
       const back = hr.pick([3600, 86_400]) * 1000;
+      // A step before this one may leave the engine's hidden stretch reaching further back (README).
+      const steppedBefore = clockWentBack;
       serverSkew -= back;
       clockWentBack = true;
       // Not a URL this device moved away from: the engine resolves it to where it moved (another subscription).
@@ -313,18 +315,42 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
       // A change queued before the sync goes up in its push, after the listing: the server's last word then.
       const queued = new Set((await engine.pending()).flatMap(names));
       const logged = s.log().length;
+      // The listing's time is no earlier than this (the server's clock in seconds, after the step).
+      const stepTime = s.timestamp();
+      // The time of the answer that gave the engine its word on each feed (the server's clock, in seconds).
+      const word = new Map<string, number>();
+      for (const url of gone) {
+        const changed = (await engine.subscription(url))?.subscriptionChanged;
+        if (changed !== undefined) word.set(url, Date.parse(changed) / 1000);
+      }
       const report = await Promise.race([engine.sync().catch((error: unknown) => error), sim.sleep(2500).then(() => 'still running')]);
       note(`sync: ${isSyncError(report) ? `failed ${report.code}` : typeof report === 'string' ? report : 'ok'}`);
-      const listed = s.log().slice(logged).some((r) => r.method === 'GET' && /subscriptions/.test(r.path) && r.query.since === '0' && r.status === 200);
+      const during = s.log().slice(logged);
+      const listing = during.findIndex((r) => r.method === 'GET' && /subscriptions/.test(r.path) && r.query.since === '0' && r.status === 200);
       // Nothing to check when the sync did not complete, read no full listing, or another account took the store.
-      if (isSyncError(report) || typeof report === 'string' || !listed || switched) return;
+      if (isSyncError(report) || typeof report === 'string' || listing < 0 || switched) return;
+      // Adds this sync uploaded after the listing: a push carries every queued change, so a feed said again
+      // goes up in the same sync and is no longer pending when it ends. The engine says a left-out feed again
+      // only when its word on it came in an answer later than the listing's time (gPodder seed 504: a full
+      // listing read just before the step; mygpo then netted the older subscribe and the remove to nothing),
+      // or when an earlier step's hidden stretch still counts. An upload of a feed whose word here is older
+      // than the stepped clock is the bug of seeds 83 and 91.
+      const uploaded = new Set(
+        during
+          .slice(listing + 1)
+          .filter((r) => r.method === 'POST' && /subscriptions/.test(r.path) && r.status === 200)
+          .flatMap((r) => ((r.body as { add?: unknown } | undefined)?.add as string[] | undefined) ?? [])
+          .filter((url) => steppedBefore || (word.get(url) ?? Infinity) > stepTime),
+      );
       const pending = await engine.pending();
       // A move under way holds a pull's cursor (and its listing's tombstones) back until it settles.
       if (pending.some((c) => c.kind === 'update' && c.change?.feedUrl !== undefined)) return;
       for (const url of gone) {
         if (queued.has(url)) continue;
-        if (pending.some((c) => names(c).includes(url))) {
+        if (uploaded.has(url) || pending.some((c) => names(c).includes(url))) {
           // Said again: the listing may hide it (mygpo lists nothing stamped after its "now"). The add goes up.
+          // The engine cannot tell a hidden subscribe from one mygpo netted with the remove to nothing when the
+          // subscribe reached it in an answer later than the listing's time (gPodder seed 504): it says it again.
           intent(url).local = { value: true, maybe: true, at: step };
           note(`clock step: ${url} is said again (the listing may hide it)`);
           continue;
