@@ -24,3 +24,16 @@ export async function announcedUpdate(e: SyncEngine, handle: string, change: Sub
     off();
   }
 }
+
+/**
+ * The fields of `change` no queued change of the row carries once update() resolved: the edit folded a queued
+ * change back to the engine's base, which then leaves the queue (issue 25). The base may be older than the
+ * server (another device's change not pulled yet): the app's toggles then net to nothing and that change stands.
+ * A change acknowledged between the two calls reads as folded back too (the looser reading).
+ */
+export async function foldedBack(e: SyncEngine, guid: string, change: SubscriptionChange): Promise<('feedUrl' | 'isSubscribed' | 'guid')[]> {
+  const queued = (await e.pending()).filter((p) => p.guid === guid);
+  const carries = (field: 'feedUrl' | 'isSubscribed' | 'guid') =>
+    queued.some((p) => (p.kind === 'update' && p.change?.[field] !== undefined) || (p.kind === 'add' && field !== 'guid'));
+  return (['feedUrl', 'isSubscribed', 'guid'] as const).filter((field) => change[field] !== undefined && !carries(field));
+}
