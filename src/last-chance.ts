@@ -5,6 +5,7 @@
 // without `pagehide`. Nobody reads the answers: the outbox keeps each change until the engine sees it
 // acknowledged, so every request in a copy is one that is harmless to send twice.
 import { authHeader } from './auth-header.ts';
+import { listen } from './listen.ts';
 import type { LastChanceRequest } from './protocol.ts';
 import type { Auth, LastChanceSent } from './types.ts';
 
@@ -88,15 +89,12 @@ export function createLastChance(options: LastChanceOptions): LastChance {
     sent = false;
     defer();
   };
-  const win = typeof window !== 'undefined' && typeof window.addEventListener === 'function' ? window : undefined;
-  const doc = typeof document !== 'undefined' && typeof document.addEventListener === 'function' ? document : undefined;
-  const signals: [EventTarget | undefined, string, (event: Event) => void][] = [
-    [win, 'pagehide', onHide],
-    [win, 'pageshow', onBack],
-    [doc, 'freeze', onHide],
-    [doc, 'resume', onBack],
-  ];
-  for (const [target, type, fn] of signals) target?.addEventListener(type, fn);
+  const unlisten = listen([
+    ['w', 'pagehide', onHide],
+    ['w', 'pageshow', onBack],
+    ['d', 'freeze', onHide],
+    ['d', 'resume', onBack],
+  ]);
 
   return {
     update(next) {
@@ -109,7 +107,7 @@ export function createLastChance(options: LastChanceOptions): LastChance {
       defer();
     },
     close() {
-      for (const [target, type, fn] of signals) target?.removeEventListener(type, fn);
+      unlisten();
       deferred?.abort();
       deferred = undefined;
       copy = [];

@@ -224,10 +224,11 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
     schedule(0);
   }
 
-  source.on('change', ({ guids, queue, episodes = [] }) => {
+  source.on('change', ({ guids, queue, episodes = [], everything }) => {
     for (const guid of guids) keys?.add(guid);
-    if (keys && keys.size > FEW) keys = undefined;
-    let parts = (guids.length ? SUBS | QUEUE : 0) | (queue ? QUEUE : 0);
+    if (everything || (keys && keys.size > FEW)) keys = undefined;
+    if (everything) for (const podcast of views.keys()) if (podcast !== undefined) podcasts.set(podcast, undefined);
+    let parts = (guids.length || everything ? SUBS | QUEUE | OTHER : 0) | (queue ? QUEUE : 0);
     for (const ref of episodes) {
       if (views.has(ref.podcast)) {
         askRef(podcasts, ref);

@@ -274,6 +274,8 @@ export interface ChangeEvent {
   queue?: true;
   /** Episodes whose listening state changed (absent when none did). */
   episodes?: EpisodeRef[];
+  /** Anything may have changed (the page is back from the back/forward cache, where no event reached it): read again what you show. */
+  everything?: true;
 }
 
 /** Events and their payloads. */
