@@ -33,6 +33,7 @@ import { prng } from './prng.ts';
 import { RECONCILE_INTERVAL } from '../../worker/episodes/pull.ts';
 import { createSimulation } from './sim.ts';
 import { CALM, createTransport, isRedirectAsNetwork, RunawayError } from './transport.ts';
+import { stallWatchdog } from './watchdog.ts';
 
 /** What a gPodder scenario did. */
 export interface GpodderScenarioResult {
@@ -938,17 +939,14 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
     note(`end: ${result.requests} requests, server list ${JSON.stringify([...serverHas].sort())}`);
   };
 
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const watchdog = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error('hung: still running after 60 s')), 60_000);
-  });
+  const watchdog = stallWatchdog(() => trace.length, 60_000, () => 'hung: no step for 60 s');
   try {
-    await Promise.race([body(), watchdog, runaway]);
+    await Promise.race([body(), watchdog.hung, runaway]);
   } catch (error) {
     if (error instanceof RunawayError) violations.push(error.message);
     else violations.push(`the scenario could not finish: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   } finally {
-    clearTimeout(timer);
+    watchdog.stop();
     if (violations.length && server) for (const r of server.log().slice(-(Number(process.env.CHAOS_LOG) || 20))) trace.push(`${r.method} ${r.path} → ${r.status}${r.fault ? ` (${r.fault})` : ''} ${r.body ? JSON.stringify(r.body) : ''}`);
     await Promise.race([scope.close(), sleep(3000)]);
     sim.stop();

@@ -46,6 +46,7 @@ import {
 import { Model, type Field, type ModelSub } from './model.ts';
 import { announcedUpdate, foldedBack, type AnnouncedUpdate } from './announced.ts';
 import { prng, type Prng } from './prng.ts';
+import { stallWatchdog } from './watchdog.ts';
 import { createSimulation } from './sim.ts';
 import { CALM, createTransport, isRedirectAsNetwork, RunawayError, type Weather } from './transport.ts';
 
@@ -910,19 +911,16 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     note(`end: ${result.requests} requests, server state ${JSON.stringify(s.state().map((e) => [e.guid, e.feed_url, e.is_subscribed, e.deleted ?? null]))}`);
     result.transport = { ...transport.stats, busiestSecond: sim.busiestSecond };
   };
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const watchdog = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`hung: still running after ${opts.watchdog} ms, in ${phase}`)), opts.watchdog);
-  });
+  const watchdog = stallWatchdog(() => trace.length, opts.watchdog, () => `hung: no step for ${opts.watchdog} ms, in ${phase}`);
   try {
-    await Promise.race([body(), watchdog, runaway]);
+    await Promise.race([body(), watchdog.hung, runaway]);
   } catch (error) {
     if (error instanceof ScenarioFailure) throw error;
     if (error instanceof RunawayError) violations.push(`${error.message} in ${phase}`);
     else violations.push(`the scenario could not finish: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
     if (diagnose) violations.push(`when it stopped: ${await diagnose().catch((e: unknown) => String(e))}`);
   } finally {
-    clearTimeout(timer);
+    watchdog.stop();
     result.ms = Date.now() - wallStart;
     if (violations.length && server) {
       trace.push('--- server log (last 25) ---');

@@ -103,7 +103,7 @@ describe('a full reconcile too large to read', () => {
     expect(first.refs).toHaveLength(1);
     expect(asked[0]).toBe(1);
     expect(asked[1]).toBeGreaterThan(1);
-    expect(await store.episodes.cursor()).toEqual({ cursor: T, reconciledAt: now });
+    expect(await store.episodes.cursor()).toEqual({ cursor: T, reconciledAt: now, capped: true });
     // The next runs pull from the cursor, never everything.
     asked.length = 0;
     for (const later of [now + 60_000, now + 3600_000, now + RECONCILE_INTERVAL - 1]) {
@@ -127,6 +127,40 @@ describe('a full reconcile too large to read', () => {
     await pullEpisodes(transport, store.episodes, now + 60_000);
     expect(asked).not.toContain(1);
     expect(await store.episodes.episodes()).toHaveLength(1);
+    store.db.close();
+  });
+
+  it('a device clock stepped back after the refusal does not ask for everything again: the interval counts from the step (chaos gPodder seed 727)', async () => {
+    const store = await episodeStore();
+    const T = Math.floor(now / 1000);
+    const { transport, asked } = fakeTransport((since) => (since === 1 ? tooLarge() : [recent]), () => T);
+    expect((await pullEpisodes(transport, store.episodes, now)).refused).toBeDefined();
+    asked.length = 0;
+    // An hour back: the recorded attempt is in the device's future.
+    const stepped = now - 3600_000 + 40;
+    expect((await pullEpisodes(transport, store.episodes, stepped)).refused).toBeUndefined();
+    expect(await pullEpisodes(transport, store.episodes, stepped + RECONCILE_INTERVAL - 1)).toMatchObject({ refs: expect.any(Array) });
+    expect(asked).not.toContain(1);
+    // A whole interval after the step, the reconcile is tried again.
+    asked.length = 0;
+    await pullEpisodes(transport, store.episodes, stepped + RECONCILE_INTERVAL);
+    expect(asked[0]).toBe(1);
+    store.db.close();
+  });
+
+  it('a server timestamp that goes back after the refusal does not ask for everything again before the interval is over (chaos gPodder seed 727)', async () => {
+    const store = await episodeStore();
+    let T = Math.floor(now / 1000);
+    const { transport, asked } = fakeTransport((since) => (since === 1 ? tooLarge() : [recent]), () => T);
+    expect((await pullEpisodes(transport, store.episodes, now)).refused).toBeDefined();
+    // The server is restored from a day-old backup: its timestamps go back a day.
+    T -= 86_400;
+    asked.length = 0;
+    for (const later of [now + 39, now + 60_000, now + RECONCILE_INTERVAL - 1]) await pullEpisodes(transport, store.episodes, later);
+    expect(asked).not.toContain(1);
+    asked.length = 0;
+    await pullEpisodes(transport, store.episodes, now + RECONCILE_INTERVAL);
+    expect(asked[0]).toBe(1);
     store.db.close();
   });
 

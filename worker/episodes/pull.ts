@@ -85,12 +85,14 @@ export interface EpisodePull {
 
 /** Pull episode actions into the store (`now`: device ms). */
 export async function pullEpisodes(transport: EpisodeTransport, store: EpisodeStore, now: number): Promise<EpisodePull> {
-  const { cursor, reconciledAt } = await store.cursor();
-  // A reconcile time in the future is a clock that stepped back: reconcile now rather than wait it out.
-  const full = reconciledAt === undefined || reconciledAt > now || now - reconciledAt >= RECONCILE_INTERVAL;
+  const { cursor, reconciledAt: recorded, capped } = await store.cursor();
+  // A reconcile time in the future is a clock that stepped back: the interval counts from now (saved so), neither
+  // waited out from the old time nor skipped: a reconcile refused past the cap must not be asked for again at once.
+  const reconciledAt = recorded !== undefined && recorded > now ? now : recorded;
+  const full = reconciledAt === undefined || now - reconciledAt >= RECONCILE_INTERVAL;
   // 1, not 0: the Nextcloud app reads since=0 as "one week ago".
   const incremental = cursor === undefined ? Math.max(1, Math.floor(now / 1000) - RECENT_WINDOW) : Math.max(1, cursor - EPISODE_OVERLAP);
-  if (!full) return drain(transport, store, incremental, cursor, reconciledAt);
+  if (!full) return drain(transport, store, incremental, cursor, reconciledAt, capped);
   try {
     return await drain(transport, store, 1, cursor, now);
   } catch (error) {
@@ -99,15 +101,15 @@ export async function pullEpisodes(transport: EpisodeTransport, store: EpisodeSt
     // The attempt counts as this interval's reconcile, written first so that no run asks for everything again
     // before a whole interval has passed (not even after the incremental pull below fails), and pulls go on
     // incrementally from the cursor.
-    const attempt: EpisodeCursor = { reconciledAt: now };
+    const attempt: EpisodeCursor = { reconciledAt: now, capped: true };
     if (cursor !== undefined) attempt.cursor = cursor;
     await store.applyRemote([], attempt);
-    return { ...(await drain(transport, store, incremental, cursor, now)), refused: error };
+    return { ...(await drain(transport, store, incremental, cursor, now, true)), refused: error };
   }
 }
 
 /** Drain pages from `since`, reduced as they come, and write them with the new cursor in one transaction. */
-async function drain(transport: EpisodeTransport, store: EpisodeStore, since: number, cursor: number | undefined, reconciledAt: number | undefined): Promise<EpisodePull> {
+async function drain(transport: EpisodeTransport, store: EpisodeStore, since: number, cursor: number | undefined, reconciledAt: number | undefined, capped?: true): Promise<EpisodePull> {
   const newest = createReduction();
   let timestamp = since;
   let skipped = 0;
@@ -122,9 +124,11 @@ async function drain(transport: EpisodeTransport, store: EpisodeStore, since: nu
     if (answer.count < MYGPO_PAGE) break;
     since = answer.timestamp > since ? answer.timestamp : since + 1;
   }
-  // A timestamp that went backwards is a server reset or restore: the next pull reads everything again.
-  const reset = cursor !== undefined && timestamp < cursor - EPISODE_OVERLAP;
+  // A timestamp that went backwards is a server reset or restore: the next pull reads everything again, unless
+  // everything was too large to read this interval (it still is: the refusal stands until the interval is over).
+  const reset = cursor !== undefined && timestamp < cursor - EPISODE_OVERLAP && !capped;
   const save: EpisodeCursor = { cursor: timestamp };
   if (!reset && reconciledAt !== undefined) save.reconciledAt = reconciledAt;
+  if (capped) save.capped = true;
   return { refs: await store.applyRemote(newest.actions(), save), skipped };
 }

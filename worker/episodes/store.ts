@@ -36,6 +36,8 @@ const CURSOR = 'episodeCursor';
 export interface EpisodeCursor {
   cursor?: number;
   reconciledAt?: number;
+  /** That reconcile was refused as too large: a server reset does not ask for everything before the interval is over. */
+  capped?: true;
 }
 
 /** The app's view of a row. */
@@ -205,6 +207,7 @@ export function createEpisodeStore({ db, transact }: StoreCore) {
       const out: EpisodeCursor = {};
       if (typeof value?.cursor === 'number') out.cursor = value.cursor;
       if (typeof value?.reconciledAt === 'number') out.reconciledAt = value.reconciledAt;
+      if (value?.capped === true) out.capped = true;
       return out;
     },
 
