@@ -113,8 +113,11 @@ describe.runIf(selectedEngines().includes('chromium'))('chromium', () => {
     await page.close();
     holdAnswers(false);
     await sw.fireSync();
-    await waitFor('the service worker\'s upload in flight, its answer held', () => opaUploads().length > 0, 20_000);
+    const held = await waitFor('the service worker\'s upload in flight, its answer held', () => opaUploads()[0], 20_000);
     const tab = await openPage(context, pages.url, options);
+    // Opened while the service worker pushes, which leads.
+    expect(held.status).toBe(0);
+    expect((await tab.evaluate(() => window.opa.client.status())).leader).toBe(false);
     // The tab asks for a run while the service worker leads: the leader runs it.
     const synced = tab.evaluate(() => window.opa.client.sync().then(() => 'done', (e: unknown) => String(e)));
     await waitFor('the change on the server', () => onOpaServer().length > 0, 20_000);
