@@ -63,6 +63,8 @@ export function createSyncClient(options: ClientOptions): SyncClient {
   const onOnline = () => void remote.setOnline(true).catch(() => undefined);
   const onOffline = () => void remote.setOnline(false).catch(() => undefined);
   const onVisibility = () => {
+    // WebKit fires it after a pagehide into the back/forward cache: the proxy is released by then.
+    if (frozen) return;
     if (document.visibilityState === 'hidden') background?.onHidden();
     void remote.setVisible(document.visibilityState === 'visible').catch(() => undefined);
   };

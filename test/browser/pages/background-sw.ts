@@ -1,5 +1,8 @@
-// The test app's service worker: opa-sync/sw answering the Background Sync tag. The token is the app's to give
-// (a real app reads it from wherever it keeps it); the library stores it nowhere.
+// The test app's service worker: opa-sync/sw answering the Background Sync tag. The credentials are the app's to
+// give (a real app reads them from wherever it keeps them); the library stores them nowhere. The OPA reference
+// server takes a bearer token, the gPodder one (behind this origin) a username and password.
 import { serveBackgroundSync } from '../../../worker/sw.ts';
 
-serveBackgroundSync({ auth: () => ({ type: 'bearer', token: 'demo-token' }) });
+serveBackgroundSync({
+  auth: (store) => (store.protocol === 'opa' ? { type: 'bearer', token: 'demo-token' } : { type: 'basic', username: 'alice', password: 'alice-password' }),
+});

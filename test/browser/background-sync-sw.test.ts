@@ -1,0 +1,175 @@
+// The service worker's push (opa-sync/sw) against what Chromium does to it, with every page closed: stopped in
+// the middle of a push (CDP), a tab opened while it pushes, and what it leaves behind: no credential in any
+// IndexedDB database of the origin, in Cache Storage or in its registration. The server holds an upload's
+// answer (its latency) so the stop or the new tab lands while the upload is in flight.
+import { describe, expect, it } from 'vitest';
+import { startGpodderServer } from '../server/gpodder/server.ts';
+import { startServer } from '../server/server.ts';
+import { launchBrowser, selectedEngines } from '../support/browsers.ts';
+import { clientOptions, openPage, perBlock, served, sleep, startPages, uniqueDbName, waitFor, type BrowserContext, type BrowserPage, type PageOptions } from './support/harness.ts';
+import { controlServiceWorker, everythingStored, registerAppServiceWorker } from './support/service-worker.ts';
+
+const FEED = 'https://feeds.example/background/in-flight.xml';
+const GPODDER_FEED = 'https://feeds.example/background/gpodder-in-flight.xml';
+const DEVICE = 'web-player';
+/** How long the server holds each answer while a test acts on the push in flight, ms. */
+const HOLD = 3000;
+
+describe.runIf(selectedEngines().includes('chromium'))('chromium', () => {
+  const env = perBlock(
+    async () => {
+      const browser = await launchBrowser('chromium');
+      const opa = await startServer({ port: 0, randomSeed: 0x5eed });
+      const gpodder = await startGpodderServer({ port: 0, dialect: 'mygpo' });
+      // The gPodder server behind the page's own origin, as a deployment without CORS puts it.
+      const pages = await startPages({ '/api/2': gpodder.url });
+      return { browser, opa, gpodder, pages };
+    },
+    async ({ browser, opa, gpodder, pages }) => {
+      await browser.close();
+      await pages.close();
+      await opa.close();
+      await gpodder.close();
+    },
+  );
+
+  const opaOptions = (label: string): PageOptions => clientOptions(env().opa, uniqueDbName(label), { backgroundSync: true });
+  const opaUploads = () => env().opa.log().filter((e) => e.method === 'POST' && e.path === '/v1/subscriptions');
+  const onOpaServer = () => env().opa.state().filter((e) => e.feed_url === FEED);
+
+  /**
+   * A page with `backgroundSync: true` and the app's service worker adds `feed` while `unreachable()` holds: the
+   * push fails, the tag is registered. Returns the page (still open).
+   */
+  async function leftBehind(context: BrowserContext, options: PageOptions, feed: string, unreachable: () => void): Promise<BrowserPage> {
+    const page = await openPage(context, env().pages.url, options);
+    await registerAppServiceWorker(page);
+    // Measured: faulting the network right after activation sometimes closed the page under Playwright.
+    await sleep(300);
+    await page.evaluate(() => window.opa.client.sync());
+    unreachable();
+    await page.evaluate((f) => window.opa.client.add(f), feed);
+    await waitFor('the tag registered after the failed push', async () => {
+      const status = await page.evaluate(() => window.opa.client.status());
+      return status.pending === 1 && status.backgroundSync === 'registered';
+    }, 15_000);
+    return page;
+  }
+
+  /** The OPA server answers again, every answer held for HOLD ms; `dropHeldUpload`: the first upload is then cut unapplied. */
+  function holdAnswers(dropHeldUpload: boolean): void {
+    const { opa } = env();
+    opa.setLatency(HOLD);
+    opa.clearFaults();
+    opa.clearLog();
+    if (dropHeldUpload) opa.dropNext(1, { method: 'POST', path: '/subscriptions' });
+  }
+
+  for (const applied of [false, true]) {
+    it(`stopped in the middle of a push (the held upload ${applied ? 'applied, its answer lost' : 'never applied'}): nothing lost, the next attempt finishes it, one copy on the server`, async () => {
+      const { browser, opa, pages } = env();
+      opa.reset();
+      const context = await browser.newContext();
+      const options = opaOptions('bg-stopped');
+      const page = await leftBehind(context, options, FEED, () => opa.dropNext(1_000_000));
+      const sw = await controlServiceWorker(context, pages.url);
+      await page.close();
+      holdAnswers(!applied);
+      await sw.fireSync();
+      const held = await waitFor('the upload in flight, its answer held', () => opaUploads()[0], 20_000);
+      const stops = sw.stops();
+      await sw.stop();
+      // Chromium may start it again at once (its own retry of the failed event): a stop is what counts.
+      await waitFor('the service worker stopped', () => sw.stops() > stops);
+      expect(held.status).toBe(0);
+      await waitFor('the held upload settled on the server', () => held.status !== 0, HOLD + 5000);
+      expect(held.fault).toBe(applied ? undefined : 'drop');
+      opa.setLatency(0);
+      await sw.fireSync();
+      await waitFor('the upload answered, sent by the next attempt', () => served(opaUploads().filter((e) => e !== held)).length > 0, 20_000);
+      // Settled: the service worker's run is over before the server is read.
+      await sleep(500);
+      expect(onOpaServer()).toHaveLength(1);
+      expect(onOpaServer()[0]!.deleted).toBeUndefined();
+      // The next open finds nothing waiting (it sends nothing) and the one subscription.
+      const sent = opaUploads().length;
+      const next = await openPage(context, pages.url, options);
+      const status = await next.evaluate(() => window.opa.client.sync().then(() => window.opa.client.status()));
+      expect(status.pending).toBe(0);
+      const subscriptions = await next.evaluate(() => window.opa.client.subscriptions());
+      expect(subscriptions.filter((s) => s.feedUrl === FEED)).toHaveLength(1);
+      expect(opaUploads()).toHaveLength(sent);
+      await context.close();
+    });
+  }
+
+  it('a tab opened while the service worker pushes: one sender (the Web Lock), the change uploaded once', async () => {
+    const { browser, opa, pages } = env();
+    opa.reset();
+    const context = await browser.newContext();
+    const options = opaOptions('bg-tab');
+    const page = await leftBehind(context, options, FEED, () => opa.dropNext(1_000_000));
+    const sw = await controlServiceWorker(context, pages.url);
+    await page.close();
+    holdAnswers(false);
+    await sw.fireSync();
+    const held = await waitFor('the service worker\'s upload in flight, its answer held', () => opaUploads()[0], 20_000);
+    const tab = await openPage(context, pages.url, options);
+    // Opened while the service worker pushes, which leads.
+    expect(held.status).toBe(0);
+    expect((await tab.evaluate(() => window.opa.client.status())).leader).toBe(false);
+    // The tab asks for a run while the service worker leads: the leader runs it.
+    const synced = tab.evaluate(() => window.opa.client.sync().then(() => 'done', (e: unknown) => String(e)));
+    await waitFor('the change on the server', () => onOpaServer().length > 0, 20_000);
+    await waitFor('nothing waits in the tab', async () => (await tab.evaluate(() => window.opa.client.status())).pending === 0, 20_000);
+    expect(await synced).toBe('done');
+    opa.setLatency(0);
+    await sleep(500);
+    expect(opaUploads()).toHaveLength(1);
+    expect(onOpaServer()).toHaveLength(1);
+    await context.close();
+  });
+
+  it('no credential in any IndexedDB database of the origin, Cache Storage or the service worker\'s registration (a bearer token and a gPodder password)', async () => {
+    const { browser, opa, gpodder, pages } = env();
+    opa.reset();
+    gpodder.reset();
+    gpodder.registerDevice(DEVICE);
+    const context = await browser.newContext();
+    const origin = new URL(pages.url).origin;
+    const gpodderOptions: PageOptions = {
+      protocol: 'gpodder', baseUrl: origin, device: DEVICE, dbName: uniqueDbName('bg-gpodder'), backgroundSync: true,
+      auth: { type: 'basic', username: 'alice', password: 'alice-password' }, pullInterval: 0, pushDelay: 20, retry: { baseDelay: 100, maxDelay: 500 },
+    };
+    const opaPage = await leftBehind(context, opaOptions('bg-credentials'), FEED, () => opa.dropNext(1_000_000));
+    const gpodderPage = await leftBehind(context, gpodderOptions, GPODDER_FEED, () => gpodder.failNext(1_000_000, 503));
+    const sw = await controlServiceWorker(context, pages.url);
+    await opaPage.close();
+    await gpodderPage.close();
+    opa.clearFaults();
+    gpodder.clearFaults();
+    await sw.fireSync();
+    await waitFor('both changes on their servers, sent by the service worker', () => onOpaServer().length > 0 && gpodder.subscribed({ device: DEVICE }).includes(GPODDER_FEED), 20_000);
+    await sleep(500);
+    await sw.blank.goto(`${pages.url}inert.html`);
+    const stored = await everythingStored(sw.blank);
+    const registration = await sw.blank.evaluate(async () => {
+      const r = await navigator.serviceWorker.getRegistration('/');
+      const sync = (r as unknown as { sync?: { getTags(): Promise<string[]> } } | undefined)?.sync;
+      return JSON.stringify({ scope: r?.scope, scripts: [r?.active?.scriptURL, r?.waiting?.scriptURL, r?.installing?.scriptURL], tags: await sync?.getTags() });
+    });
+    const seenByCdp = JSON.stringify({ scope: sw.scopeURL, versions: sw.versions() });
+    // What was read: both stores, and the service worker's registry of them.
+    expect(stored).toContain(FEED);
+    expect(stored).toContain(GPODDER_FEED);
+    expect(stored).toContain('opa-sync-background');
+    expect(stored).toContain(gpodderOptions.dbName);
+    expect(registration).toContain('background-sw.ts');
+    expect(seenByCdp).toContain('background-sw.ts');
+    const secrets = ['demo-token', 'alice-password', Buffer.from('alice:alice-password').toString('base64')];
+    for (const text of [stored, registration, seenByCdp]) {
+      for (const secret of secrets) expect(text).not.toContain(secret);
+    }
+    await context.close();
+  });
+});
