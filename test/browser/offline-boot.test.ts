@@ -10,7 +10,7 @@ import { startServer } from '../server/server.ts';
 import type { RefServer } from '../server/types.ts';
 import { launchBrowser, selectedEngines, type Browser, type BrowserContext, type BrowserPage } from '../support/browsers.ts';
 import { clientOptions, goOffline, uniqueDbName, waitFor } from './support/harness.ts';
-import { startOfflineApp, type OfflineApp } from './support/offline-app.ts';
+import { openInstalled, startOfflineApp, type OfflineApp } from './support/offline-app.ts';
 import type { SyncClient } from '../../src/index.ts';
 
 const SEED = 5;
@@ -25,15 +25,9 @@ declare global {
 /** The feed URLs the app's list shows. */
 const shown = (page: BrowserPage) => page.evaluate(() => [...document.querySelectorAll('#list li')].map((li) => li.textContent ?? ''));
 
-/** Open the app online, install its service worker (`sw.js` + `query`), wait until it controls the page and the list is pulled. */
+/** Open the app online with its service worker (`sw.js` + `query`) controlling it, and wait for the pulled list. */
 async function installed(context: BrowserContext, app: OfflineApp, server: RefServer, query: string): Promise<BrowserPage> {
-  const page = await context.newPage();
-  await page.goto(`${app.url}index.html?options=${encodeURIComponent(JSON.stringify(clientOptions(server, uniqueDbName('offline-boot'))))}`);
-  await page.evaluate(async (url) => {
-    await navigator.serviceWorker.register(url, { type: 'module', scope: '/' });
-    await navigator.serviceWorker.ready;
-    if (!navigator.serviceWorker.controller) await new Promise((resolve) => navigator.serviceWorker.addEventListener('controllerchange', resolve, { once: true }));
-  }, `/sw.js${query}`);
+  const page = await openInstalled(context, app, clientOptions(server, uniqueDbName('offline-boot')), query);
   await waitFor('the pulled list', async () => (await shown(page)).length === SEED, 30_000);
   return page;
 }

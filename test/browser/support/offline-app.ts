@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'vite';
+import type { BrowserContext, BrowserPage } from '../../support/browsers.ts';
+import type { PageOptions } from './page-api.ts';
 import { serveStatic } from './static.ts';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
@@ -63,4 +65,16 @@ export async function startOfflineApp(): Promise<OfflineApp> {
       await rm(outDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Open the app with `options`, install its service worker (`/sw.js` + `query`) and wait until it controls the page. */
+export async function openInstalled(context: BrowserContext, app: OfflineApp, options: PageOptions, query = ''): Promise<BrowserPage> {
+  const page = await context.newPage();
+  await page.goto(`${app.url}index.html?options=${encodeURIComponent(JSON.stringify(options))}`);
+  await page.evaluate(async (url) => {
+    await navigator.serviceWorker.register(url, { type: 'module', scope: '/' });
+    await navigator.serviceWorker.ready;
+    if (!navigator.serviceWorker.controller) await new Promise((resolve) => navigator.serviceWorker.addEventListener('controllerchange', resolve, { once: true }));
+  }, `/sw.js${query}`);
+  return page;
 }
