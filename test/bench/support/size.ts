@@ -14,7 +14,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build, type Plugin } from 'vite';
-import { measureSwSize, type SwSize } from './sw-size.ts';
+import type { SwSize } from './sw-size.ts';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -28,8 +28,8 @@ export interface SizeResult {
   files: { file: string; part: 'page' | 'worker' | 'sw'; bytes: number; gzipBytes: number }[];
   /** The service worker's import, `sw.js` and the local files it imports (Dexie external, as the app bundles it), gzip. No budget. */
   swGzipBytes: number;
-  /** `opa-sync/sw` bundled whole into an app's service worker, with and without Dexie (`sw-size.ts`). */
-  swBundle: SwSize;
+  /** `opa-sync/sw` bundled whole into an app's service worker, with and without Dexie (`sw-size.ts`; the bench adds it). */
+  swBundle?: SwSize;
   /**
    * The worker bundle without Dexie's and comlink's code, gzip: the engine's own share, code this project
    * writes (undefined when the bundle has no source map to tell them apart).
@@ -111,7 +111,7 @@ async function withLocalImports(entry: string): Promise<string[]> {
   return [...seen];
 }
 
-async function measure(dir: string, source: SizeResult['source']): Promise<Omit<SizeResult, 'storeGzipBytes' | 'swBundle'>> {
+async function measure(dir: string, source: SizeResult['source']): Promise<Omit<SizeResult, 'storeGzipBytes'>> {
   const pageFiles = await withLocalImports(join(dir, 'index.js'));
   let workerName: string | undefined;
   for (const file of pageFiles) {
@@ -176,11 +176,10 @@ async function pageEntryGzip(withStore: boolean): Promise<number> {
 export async function measureSize(forceOwnBuild = false): Promise<SizeResult> {
   // Both store builds are fresh ones of the same shape, whatever dist/ holds: only their difference counts.
   const storeGzipBytes = (await pageEntryGzip(true)) - (await pageEntryGzip(false));
-  const swBundle = await measureSwSize();
   const dist = join(repo, 'dist');
   if (!forceOwnBuild && distComplete(dist)) {
     try {
-      return { ...(await measure(dist, 'dist')), storeGzipBytes, swBundle };
+      return { ...(await measure(dist, 'dist')), storeGzipBytes };
     } catch {
       // A dist/ being rebuilt right now, or of another shape: build our own copy below.
     }
@@ -188,7 +187,7 @@ export async function measureSize(forceOwnBuild = false): Promise<SizeResult> {
   const dir = await mkdtemp(join(tmpdir(), 'opa-bench-size-'));
   try {
     await ownBuild(dir);
-    return { ...(await measure(dir, 'own-build')), storeGzipBytes, swBundle };
+    return { ...(await measure(dir, 'own-build')), storeGzipBytes };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -171,7 +171,7 @@ export function rows(r: BenchResult): Row[] {
     out.push([
       "service worker's import (opa-sync/sw), gzip",
       `${fmt(s.swGzipBytes)} B`,
-      `${files('sw')} (${s.source}; Dexie external); bundled whole into an app's service worker ${fmt(s.swBundle.gzipBytes)} B, without Dexie ${fmt(s.swBundle.withoutDexieGzipBytes)} B`,
+      `${files('sw')} (${s.source}; Dexie external)${s.swBundle ? `; bundled whole into an app's service worker ${fmt(s.swBundle.gzipBytes)} B, without Dexie ${fmt(s.swBundle.withoutDexieGzipBytes)} B` : ''}`,
       '',
       '',
     ]);
