@@ -13,6 +13,7 @@ export async function createConnectPanel(session: Session, log: Log): Promise<vo
   const username = byId<HTMLInputElement>('username');
   const password = byId<HTMLInputElement>('password');
   const pageSize = byId<HTMLInputElement>('page-size');
+  const backgroundSync = byId<HTMLInputElement>('background-sync');
   const connect = byId<HTMLButtonElement>('connect');
   const disconnect = byId<HTMLButtonElement>('disconnect');
   const useToken = byId<HTMLButtonElement>('use-token');
@@ -26,6 +27,7 @@ export async function createConnectPanel(session: Session, log: Log): Promise<vo
     username: username.value,
     password: password.value,
     pageSize: Math.max(1, Math.floor(Number(pageSize.value)) || DEFAULT_PAGE_SIZE),
+    backgroundSync: backgroundSync.checked,
     connected,
   });
 
@@ -37,6 +39,7 @@ export async function createConnectPanel(session: Session, log: Log): Promise<vo
     // Read-only rather than disabled: still legible and selectable; changing them needs a new client.
     baseUrl.readOnly = connected;
     pageSize.readOnly = connected;
+    backgroundSync.disabled = connected;
     protocol.disabled = connected;
     showAuthFields();
     const c = session.connection;
@@ -114,6 +117,7 @@ export async function createConnectPanel(session: Session, log: Log): Promise<vo
   username.value = saved.username;
   password.value = saved.password;
   pageSize.value = String(saved.pageSize);
+  backgroundSync.checked = saved.backgroundSync;
   show(false);
   if (saved.connected) open();
 }

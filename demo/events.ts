@@ -1,6 +1,7 @@
 // Logs what the engine reports: change events, status transitions and each new error with its code.
 import { clock, errorText } from './format.ts';
 import type { Log } from './log.ts';
+import { SW_SENT_NOTE, takeNote } from './background.ts';
 import { LAST_CHANCE_NOTE, type Session } from './session.ts';
 
 /** `a, b, c and 4 more`. */
@@ -21,10 +22,18 @@ function logLastChance(log: Log): void {
   }
 }
 
+/** Log what the demo's service worker sent while every page was closed (noted in IndexedDB), once. */
+async function logServiceWorkerSends(log: Log): Promise<void> {
+  const sent = await takeNote(SW_SENT_NOTE);
+  if (sent) log.add('sync', `sent by the service worker at ${clock(sent.at)}: ${sent.requests} request${sent.requests === 1 ? '' : 's'} the server accepted, with every page closed`);
+}
+
 /** Log the session's engine events. */
 export function logEngineEvents(session: Session, log: Log): void {
   logLastChance(log);
+  void logServiceWorkerSends(log);
   let lastState = '';
+  let lastBackground: string | undefined;
   let lastError = '';
   session.on((event) => {
     switch (event.type) {
@@ -55,6 +64,8 @@ export function logEngineEvents(session: Session, log: Log): void {
           lastState = state;
           log.add('status', `${s.phase} · ${s.online ? 'online' : 'offline'} · ${s.leader ? 'leader' : 'follower'} · pending ${s.pending} · failed ${s.failed}`);
         }
+        if (s.backgroundSync && s.backgroundSync !== lastBackground) log.add('status', `background sync: ${s.backgroundSync}`);
+        lastBackground = s.backgroundSync;
         const error = s.lastError ? errorText(s.lastError) : '';
         if (error && error !== lastError) log.add('error', error);
         lastError = error;

@@ -1,5 +1,6 @@
 // The one SyncClient the page talks to: created on connect, closed on disconnect. Views listen here.
 import { createSyncClient, type Auth, type EpisodeRef, type SyncClient, type SyncStatus } from '../src/index.ts';
+import { startServiceWorker } from './background.ts';
 import type { Settings } from './settings.ts';
 
 /** The open connection. */
@@ -63,9 +64,11 @@ export function createSession(): Session {
         pageSize: settings.pageSize,
         pullInterval: DEMO_PULL_INTERVAL,
         retry: DEMO_RETRY,
+        backgroundSync: settings.backgroundSync,
         // The page is going away: its log goes with it, so the send is noted for the next load to show.
         onLastChance: (sent) => sessionStorage.setItem(LAST_CHANCE_NOTE, JSON.stringify({ ...sent, at: Date.now() })),
       });
+      if (settings.backgroundSync) startServiceWorker();
       const mine: Connection = { client, settings };
       connection = mine;
       client.on('change', ({ guids, episodes = [], queue }) => {

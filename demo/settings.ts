@@ -13,6 +13,8 @@ export interface Settings {
   password: string;
   /** `per_page` asked of the server. */
   pageSize: number;
+  /** `backgroundSync: true` and the demo's service worker (demo/sw.ts). */
+  backgroundSync: boolean;
   /** Connected when the page was left: connect again on load (the local data shows even with the server down). */
   connected: boolean;
 }
@@ -23,7 +25,7 @@ export const DEFAULT_PAGE_SIZE = 50;
 /** The saved settings, or the defaults (the local reference server). */
 export async function loadSettings(): Promise<Settings> {
   const { protocol, baseUrl, token, username, password } = defaults;
-  const fallback: Settings = { protocol, baseUrl, token, username, password, pageSize: DEFAULT_PAGE_SIZE, connected: false };
+  const fallback: Settings = { protocol, baseUrl, token, username, password, pageSize: DEFAULT_PAGE_SIZE, backgroundSync: false, connected: false };
   try {
     const stored = await get<Partial<Settings>>(KEY);
     // Nothing saved: a first open. Started by `npm run demo`, connect to its server at once.
@@ -36,6 +38,7 @@ export async function loadSettings(): Promise<Settings> {
       username: text('username'),
       password: text('password'),
       pageSize: typeof saved.pageSize === 'number' && saved.pageSize > 0 ? saved.pageSize : fallback.pageSize,
+      backgroundSync: saved.backgroundSync === true,
       connected: saved.connected === true,
     };
   } catch {

@@ -15,6 +15,7 @@ import type { BenchApi, PullArgs } from './pages/api.ts';
 import { call, launchBenchBrowser, type BenchBrowser } from './support/browser.ts';
 import { sampleWorkerHeaps, type HeapSampler } from './support/heap.ts';
 import { measureSize, type SizeResult } from './support/size.ts';
+import { measureSwSize } from './support/sw-size.ts';
 import { startSite } from './support/site.ts';
 import { episodesBench, FULL_EPISODES, QUICK_EPISODES, type EpisodesFigures, type EpisodesPlan } from './episodes.ts';
 import { storeBench, type StoreFigures } from './store.ts';
@@ -773,7 +774,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
   }
   if (sections.includes('size')) {
     log('size ...');
-    result.size = await measureSize(options.ownBuildForSize);
+    result.size = { ...(await measureSize(options.ownBuildForSize)), swBundle: await measureSwSize() };
     // Where the worker's bytes go (the JSON has every module): the largest shares, gzip.
     for (const m of result.size.workerModules?.slice(0, 12) ?? []) log(`  worker: ${m.source} ${m.gzipBytes} B gzip (${m.bytes} B)`);
   }

@@ -18,6 +18,8 @@ const USAGE = `usage: npm run bench -- [--browser=chromium|firefox|webkit|all] [
 
 // Leaving the page (test/bench/leaving.ts): close → on-server latency and the share of closes delivered.
 if (process.argv.includes('--leaving')) await (await import('./leaving.ts')).runLeavingBench(process.argv.slice(2));
+// After every page is closed (test/bench/background.ts): the service worker's delivery, offline and server down.
+if (process.argv.includes('--background')) await (await import('./background.ts')).runBackgroundBench(process.argv.slice(2));
 
 function parse(argv: string[]) {
   const opts = { browsers: ['chromium'] as EngineName[], quick: false, only: undefined as Section[] | undefined, sizes: undefined as SizeKey[] | undefined, runs: undefined as number | undefined, ownBuild: false, markdown: false, out: process.env.BENCH_OUT };

@@ -2,6 +2,8 @@
 // chunks it imports statically; dexie and comlink are the app's, external) and of the module worker it spawns
 // (self-contained: its own Dexie and comlink). Read from `npm run build`'s dist/ when it is complete, else from
 // a copy built into a temp dir by the same Vite build (vite.config.ts).
+// The service worker's import (`opa-sync/sw`) is reported beside them, with no budget: `sw.js` and what it imports
+// from the package (Dexie external), and the entry bundled whole as an app's service worker build would.
 // The worker's source map splits it by module: the engine's own share is the bundle without Dexie's and
 // comlink's code. The store's addition to the page entry is the entry built as is minus built without it.
 import { existsSync } from 'node:fs';
@@ -12,6 +14,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build, type Plugin } from 'vite';
+import type { SwSize } from './sw-size.ts';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -22,7 +25,11 @@ export interface SizeResult {
   /** `dist` (npm run build's output) or `own-build` (built here with equivalent settings). */
   source: 'dist' | 'own-build';
   /** Every file counted, relative to the build dir, with its raw and gzip bytes. */
-  files: { file: string; part: 'page' | 'worker'; bytes: number; gzipBytes: number }[];
+  files: { file: string; part: 'page' | 'worker' | 'sw'; bytes: number; gzipBytes: number }[];
+  /** The service worker's import, `sw.js` and the local files it imports (Dexie external, as the app bundles it), gzip. No budget. */
+  swGzipBytes: number;
+  /** `opa-sync/sw` bundled whole into an app's service worker, with and without Dexie (`sw-size.ts`; the bench adds it). */
+  swBundle?: SwSize;
   /**
    * The worker bundle without Dexie's and comlink's code, gzip: the engine's own share, code this project
    * writes (undefined when the bundle has no source map to tell them apart).
@@ -113,17 +120,18 @@ async function measure(dir: string, source: SizeResult['source']): Promise<Omit<
   if (!workerName) throw new Error(`no worker asset referenced from ${join(dir, 'index.js')}`);
   const workerEntry = join(dir, workerName.startsWith('assets/') ? workerName : join('assets', workerName));
   const workerFiles = await withLocalImports(workerEntry);
+  const swFiles = await withLocalImports(join(dir, 'sw.js'));
   const files: SizeResult['files'] = [];
-  for (const [part, list] of [['page', pageFiles], ['worker', workerFiles]] as const) {
+  for (const [part, list] of [['page', pageFiles], ['worker', workerFiles], ['sw', swFiles]] as const) {
     for (const file of list) {
       const body = await readFile(file);
       files.push({ file: relative(dir, file), part, bytes: body.length, gzipBytes: gz(body) });
     }
   }
-  const sum = (part: 'page' | 'worker') => files.filter((f) => f.part === part).reduce((n, f) => n + f.gzipBytes, 0);
+  const sum = (part: SizeResult['files'][number]['part']) => files.filter((f) => f.part === part).reduce((n, f) => n + f.gzipBytes, 0);
   // The worker is one file (its Dexie and comlink inside): its composition is that file's.
   const split = workerFiles.length === 1 ? await composition(workerEntry) : {};
-  return { pageGzipBytes: sum('page'), workerGzipBytes: sum('worker'), source, files, ...split };
+  return { pageGzipBytes: sum('page'), workerGzipBytes: sum('worker'), swGzipBytes: sum('sw'), source, files, ...split };
 }
 
 function distComplete(dir: string): boolean {

@@ -158,7 +158,7 @@ export function rows(r: BenchResult): Row[] {
   if (s) {
     const mp = mark(t, 'size.pageGzipBytes');
     const mw = mark(t, 'size.workerOwnGzipBytes');
-    const files = (part: 'page' | 'worker') => s.files.filter((f) => f.part === part).map((f) => f.file).join(' + ');
+    const files = (part: 'page' | 'worker' | 'sw') => s.files.filter((f) => f.part === part).map((f) => f.file).join(' + ');
     out.push(['page entry with the store, gzip', `${fmt(s.pageGzipBytes)} B`, `${files('page')} (${s.source}); the store's part ${fmt(s.storeGzipBytes)} B (built without it: the difference)`, mp.target, mp.ok]);
     const deps = s.workerDepsGzipBytes;
     out.push([
@@ -167,6 +167,13 @@ export function rows(r: BenchResult): Row[] {
       `total ${fmt(s.workerGzipBytes)} B (${files('worker')}, ${s.source}); ${deps ? `the total without Dexie (${fmt(deps.dexie)} B alone) and comlink (${fmt(deps.comlink)} B alone)` : 'no source map beside the bundle'}`,
       mw.target,
       mw.ok,
+    ]);
+    out.push([
+      "service worker's import (opa-sync/sw), gzip",
+      `${fmt(s.swGzipBytes)} B`,
+      `${files('sw')} (${s.source}; Dexie external)${s.swBundle ? `; bundled whole into an app's service worker ${fmt(s.swBundle.gzipBytes)} B, without Dexie ${fmt(s.swBundle.withoutDexieGzipBytes)} B` : ''}`,
+      '',
+      '',
     ]);
   }
   return out;
