@@ -60,16 +60,19 @@ export function createSyncClient(options: ClientOptions): SyncClient {
   // `error`: without this every call would wait forever for an answer. `status()` and a status event say so.
   let unavailable: SyncStatus | undefined;
 
-  const onOnline = () => void remote.setOnline(true).catch(() => undefined);
-  const onOffline = () => void remote.setOnline(false).catch(() => undefined);
+  /** The page is in the back/forward cache and its worker ended (see onPageHide). */
+  let frozen = false;
+  // Nothing reaches a worker ended for the back/forward cache (WebKit fires visibilitychange after that pagehide):
+  // its proxy is released, and a call on it would throw.
+  const tell = (fn: (worker: Remote<WorkerApi>) => Promise<unknown>) => void (frozen || fn(remote).catch(() => undefined));
+  const onOnline = () => tell((w) => w.setOnline(true));
+  const onOffline = () => tell((w) => w.setOnline(false));
   const onVisibility = () => {
-    // WebKit fires it after a pagehide into the back/forward cache: the proxy is released by then.
-    if (frozen) return;
     if (document.visibilityState === 'hidden') background?.onHidden();
-    void remote.setVisible(document.visibilityState === 'visible').catch(() => undefined);
+    tell((w) => w.setVisible(document.visibilityState === 'visible'));
   };
   // Back to the window: another device may have changed something meanwhile.
-  const onFocus = () => void remote.setVisible(true).catch(() => undefined);
+  const onFocus = () => tell((w) => w.setVisible(true));
 
   function boot(): void {
     worker = given ?? spawnWorker();
@@ -80,7 +83,7 @@ export function createSyncClient(options: ClientOptions): SyncClient {
         // An error a started worker throws later is not a failure to load.
         if (loaded) return;
         const { message } = event as Partial<ErrorEvent>;
-        const error = new SyncError('unsupported', `the sync worker failed to load${message ? `: ${message}` : ''} (is its file served, and allowed by the page's Content-Security-Policy?)`);
+        const error = new SyncError('unsupported', `the sync worker failed to load${message ? `: ${message}` : ''} (is its file served, and allowed by the page's CSP?)`);
         unavailable = {
           phase: 'unavailable',
           online: false,
@@ -108,10 +111,9 @@ export function createSyncClient(options: ClientOptions): SyncClient {
   // leader's lock (WebKit keeps them: another tab's reads wait until the entry is evicted). It goes instead; what
   // waits is in the outbox and in the page's last-chance copy, sent just before. Back, a new one starts, and
   // the app and the store re-read everything: other tabs' events did not reach a frozen page.
-  let frozen = false;
   const onPageHide = (event: Event) => {
     // A page being unloaded or frozen gets no visibilitychange in every browser: flush listening state then too.
-    void remote.setVisible(false).catch(() => undefined);
+    tell((w) => w.setVisible(false));
     if ((event as PageTransitionEvent).persisted && !given) {
       frozen = true;
       remote[releaseProxy]();

@@ -35,7 +35,7 @@ export interface BackgroundSyncOptions {
   tag?: string;
   /** How long one event keeps retrying, ms (Chromium gives an event 3 minutes). @default 150000 */
   budget?: number;
-  /** The first retry's delay, ms; each next one doubles (at most 30 s). @default 1000 */
+  /** The first retry's delay, ms; each next one doubles (at most 4 s). @default 1000 */
   baseDelay?: number;
   /** The global scope to listen on. @default globalThis */
   target?: SyncEventTarget;
@@ -94,7 +94,8 @@ async function pushStore(store: KnownStore, options: BackgroundSyncOptions, dead
       if (status.phase === 'auth-required') return 'waiting';
       if (Date.now() + delay > deadline) return 'waiting';
       await sleep(delay);
-      delay = Math.min(delay * 2, 30_000);
+      // At most 4 s apart: a server back after minutes is seen within 5 s; 150 s of it is ~40 tries, bounded.
+      delay = Math.min(delay * 2, 4_000);
     }
   } finally {
     await engine.close().catch(() => undefined);
