@@ -2,9 +2,8 @@
 // instead of starting an upload of its own (each of which carried the whole queue and rewrote every change in
 // it), and a pull that answers sends it. Counted in requests and writes, not in time.
 import { describe, expect, it } from 'vitest';
-import { startGpodderServer } from '../server/gpodder/server.ts';
 import type { SyncEngine } from '../../worker/index.ts';
-import { createSyncEngine } from '../../worker/index.ts';
+import { episodeEngine, gpodderServer } from './episode-helpers.ts';
 import { engine as opaEngine, server, uniqueDb } from './helpers.ts';
 
 // A backoff far longer than the test: every attempt after the first would be an edit's own.
@@ -77,35 +76,20 @@ async function expectHeld(e: SyncEngine, attempts: number, writes: number): Prom
 
 describe('a failed push holds the request; edits join it (issue 25)', () => {
   it(`gPodder: ${EDITS} adds against a dead server make at most two uploads; a pull that answers sends them in one`, async () => {
-    const s = await startGpodderServer({ port: 0, dialect: 'mygpo' });
+    const s = await gpodderServer('mygpo');
     s.registerDevice('web-player');
     const net = deadSwitch(new URL(s.url).origin);
     const dbName = uniqueDb('push-hold');
-    const e = createSyncEngine({
-      protocol: 'gpodder',
-      baseUrl: s.url,
-      auth: { type: 'basic', username: 'alice', password: 'alice-password' },
-      device: 'web-player',
-      dbName,
-      pullInterval: 0,
-      pushDelay: 0,
-      retry: BACKOFF,
-      fetch: net.fetch,
-    });
-    try {
-      await e.sync();
-      net.dead = true;
-      const writes = await addWhileDead(e, dbName);
-      await expectHeld(e, net.refused.filter((m) => m === 'POST').length, writes);
-      net.dead = false;
-      await e.sync();
-      expect(s.log().filter((r) => r.method === 'POST' && /subscriptions\//.test(r.path))).toHaveLength(1);
-      expect(await e.pending()).toEqual([]);
-      expect(s.subscribed({ device: 'web-player' })).toHaveLength(EDITS);
-    } finally {
-      await e.close();
-      await s.close();
-    }
+    const e = episodeEngine(s, 'gpodder', 'push-hold', { dbName, retry: BACKOFF, fetch: net.fetch });
+    await e.sync();
+    net.dead = true;
+    const writes = await addWhileDead(e, dbName);
+    await expectHeld(e, net.refused.filter((m) => m === 'POST').length, writes);
+    net.dead = false;
+    await e.sync();
+    expect(s.log().filter((r) => r.method === 'POST' && /subscriptions\//.test(r.path))).toHaveLength(1);
+    expect(await e.pending()).toEqual([]);
+    expect(s.subscribed({ device: 'web-player' })).toHaveLength(EDITS);
   });
 
   it(`OPA: ${EDITS} adds against a dead server send at most two of them; a pull that answers sends every one`, async () => {
