@@ -170,8 +170,8 @@ export function createStoreCore(db: SyncDatabase, serial = isWebKit(), hooks: Fe
   const all = [...data, db.meta];
   const idle = serial ? trackTransactions(db) : () => Promise.resolve();
   let turn: Promise<unknown> = Promise.resolve();
-  /** Transactions whose guard is checked (a guarded call nested in one, with the same guard, needs no check of its own). */
-  const checkedIn = new WeakMap<object, Guard>();
+  /** The transactions this core opened, and the guard each checks (see `together`). */
+  const opened = new WeakMap<object, { guard: Guard | undefined }>();
 
   /**
    * Run `work` checking `guard` inside the same transaction: a refusal throws, which aborts it whole. The guard's
@@ -215,15 +215,24 @@ export function createStoreCore(db: SyncDatabase, serial = isWebKit(), hooks: Fe
 
   function make(guard: Guard | undefined): StoreCore {
     function transact<T>(mode: 'r' | 'rw', tables: Table[], work: () => Promise<T>): Promise<T> {
+      // Inside a transaction of this core that covers the call, checked with the same guard (or none is asked:
+      // `together`): the work's requests join it as they are, with no transaction or check of their own.
       const outer = Dexie.currentTransaction;
-      const check = guard && !(outer && checkedIn.get(outer) === guard) ? guard : undefined;
-      const scope = check && !tables.includes(db.meta) ? [...tables, db.meta] : tables;
-      const guarded = async (g: Guard) => {
-        if (Dexie.currentTransaction) checkedIn.set(Dexie.currentTransaction, g);
-        return checked(g, mode, work, tables.includes(db.meta));
-      };
+      const host = outer ? opened.get(outer) : undefined;
+      if (outer && host && (host.guard === guard || !guard) && (outer.mode === 'readwrite' || mode === 'r') && tables.every((t) => outer.storeNames.includes(t.name))) {
+        try {
+          return work().catch((error: unknown) => Promise.reject(storageError(error)));
+        } catch (error) {
+          return Promise.reject(storageError(error));
+        }
+      }
+      const scope = guard && !tables.includes(db.meta) ? [...tables, db.meta] : tables;
       // An `async` wrapper: Dexie keeps its transaction across native awaits only in scope functions it sees are async.
-      const run = () => db.transaction(mode, scope, check ? async () => guarded(check) : work);
+      const run = () =>
+        db.transaction(mode, scope, async () => {
+          if (Dexie.currentTransaction) opened.set(Dexie.currentTransaction, { guard });
+          return guard ? checked(guard, mode, work, tables.includes(db.meta)) : work();
+        });
       // Called inside one of these transactions (the store's parts do not, but a nested call must not wait for
       // the transaction it runs in): Dexie runs it in that transaction.
       if (!serial || Dexie.currentTransaction) return run().catch((error: unknown) => Promise.reject(storageError(error)));
