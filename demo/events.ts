@@ -1,15 +1,29 @@
 // Logs what the engine reports: change events, status transitions and each new error with its code.
-import { errorText } from './format.ts';
+import { clock, errorText } from './format.ts';
 import type { Log } from './log.ts';
-import type { Session } from './session.ts';
+import { LAST_CHANCE_NOTE, type Session } from './session.ts';
 
 /** `a, b, c and 4 more`. */
 function few(items: string[]): string {
   return `${items.slice(0, 3).join(', ')}${items.length > 3 ? ` and ${items.length - 3} more` : ''}`;
 }
 
+/** Log the last-chance send the page made as it went away last time (noted in sessionStorage), once. */
+function logLastChance(log: Log): void {
+  const note = sessionStorage.getItem(LAST_CHANCE_NOTE);
+  if (!note) return;
+  sessionStorage.removeItem(LAST_CHANCE_NOTE);
+  try {
+    const sent = JSON.parse(note) as { requests: number; bytes: number; reason: string; at: number };
+    log.add('sync', `last chance at ${clock(sent.at)}: the page sent ${sent.requests} request${sent.requests === 1 ? '' : 's'} (${sent.bytes} bytes) with keepalive on ${sent.reason}`);
+  } catch {
+    // A note of another version: nothing to show.
+  }
+}
+
 /** Log the session's engine events. */
 export function logEngineEvents(session: Session, log: Log): void {
+  logLastChance(log);
   let lastState = '';
   let lastError = '';
   session.on((event) => {

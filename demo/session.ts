@@ -34,6 +34,9 @@ const DEMO_RETRY = { baseDelay: 1000, maxDelay: 15_000 };
 /** A background pull every minute. */
 const DEMO_PULL_INTERVAL = 60_000;
 
+/** Where the page's last-chance send is noted as the page goes (read, logged and removed by the next page load). */
+export const LAST_CHANCE_NOTE = 'opa-sync-demo:last-chance';
+
 /** The credentials the settings name: a bearer token for OPA, HTTP Basic for the gPodder protocols. */
 export function authOf(settings: Settings): Auth {
   return settings.protocol === 'opa' ? { type: 'bearer', token: settings.token } : { type: 'basic', username: settings.username, password: settings.password };
@@ -60,6 +63,8 @@ export function createSession(): Session {
         pageSize: settings.pageSize,
         pullInterval: DEMO_PULL_INTERVAL,
         retry: DEMO_RETRY,
+        // The page is going away: its log goes with it, so the send is noted for the next load to show.
+        onLastChance: (sent) => sessionStorage.setItem(LAST_CHANCE_NOTE, JSON.stringify({ ...sent, at: Date.now() })),
       });
       const mine: Connection = { client, settings };
       connection = mine;

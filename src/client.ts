@@ -1,6 +1,9 @@
 import { proxy, releaseProxy, wrap, type Remote } from 'comlink';
+import type { BackgroundSync } from './background-sync.ts';
 import { SyncError } from './errors.ts';
-import type { EventSink, WorkerApi, WorkerStartOptions } from './protocol.ts';
+import { createLastChance } from './last-chance.ts';
+import type { EventSink, LastChanceRequest, WorkerApi, WorkerStartOptions } from './protocol.ts';
+import { listen } from './listen.ts';
 import { notify } from './notify.ts';
 import { installErrorTransfer } from './transfer.ts';
 import { createStores } from './store.ts';
@@ -10,7 +13,7 @@ import type { ClientOptions, Listener, StoreOptions, SyncApi, SyncEvents, SyncSt
 export interface SyncClient extends SyncApi {
   /** Listen to an event (`change` also reports other tabs' changes); returns the unsubscribe. */
   on<E extends keyof SyncEvents>(event: E, listener: Listener<E>): () => void;
-  /** The worker the engine runs in. */
+  /** The worker the engine runs in now (a new one once the page is back from the back/forward cache). */
   readonly worker: Worker;
   /** A reactive store of the local state for a UI, with a podcast's episodes when asked; the same store for the same podcast, as long as the client lives. */
   store(opts?: StoreOptions): SyncStore;
@@ -21,65 +24,112 @@ function spawnWorker(): Worker {
   return new Worker(new URL('../worker/entry.ts', import.meta.url), { type: 'module', name: 'opa-sync' });
 }
 
+/** The methods the client passes through unchanged (spelled once: the page entry's size is budgeted). */
+const FORWARDED = ['sync', 'subscriptions', 'subscription', 'add', 'update', 'remove', 'deletion', 'pending', 'failed', 'retry', 'discard', 'setProgress', 'markPlayed', 'episode', 'episodes', 'clear'] as const;
+type Forwarded = (typeof FORWARDED)[number];
+// Every method of the API is forwarded or has its own wrapper below; a new one must be placed.
+type Unplaced = Exclude<keyof SyncApi, Forwarded | 'status' | 'setAuth' | 'close'>;
+const placed: [Unplaced] extends [never] ? true : Unplaced = true;
+void placed;
+
 /** Start the sync engine in a Web Worker and talk to it through comlink. */
 export function createSyncClient(options: ClientOptions): SyncClient {
   installErrorTransfer();
   if (!options || typeof options.baseUrl !== 'string') throw new SyncError('invalid', 'baseUrl is required');
-  const { worker: given, ...rest } = options;
+  const { worker: given, onLastChance, ...rest } = options;
   // Only data crosses to the worker (a function such as `fetch` cannot be cloned).
   const startOptions = JSON.parse(JSON.stringify(rest)) as WorkerStartOptions;
-  const worker = given ?? spawnWorker();
-  const remote: Remote<WorkerApi> = wrap<WorkerApi>(worker);
+  let worker: Worker;
+  let remote: Remote<WorkerApi>;
+  let started: Promise<void>;
   const listeners = { change: new Set<Listener<'change'>>(), status: new Set<Listener<'status'>>() };
   let closed = false;
 
+  // Credentials stay in page memory (as the app holds them) for the requests the page sends as it goes away.
+  const lastChance = createLastChance({ baseUrl: options.baseUrl, auth: options.auth, onSend: onLastChance });
+  // Loaded only when asked for: pages without it carry none of it.
+  let background: BackgroundSync | undefined;
+  if (options.backgroundSync) void import('./background-sync.ts').then((m) => void (background = m.createBackgroundSync()));
   const sink: EventSink = (event, payload) => {
-    for (const listener of listeners[event] as Set<Listener<typeof event>>) notify(listener, payload);
+    if (event === 'last-chance') return lastChance.update(payload as LastChanceRequest[]);
+    let value = payload as SyncEvents[keyof SyncEvents];
+    if (event === 'status' && background) value = background.mark(background.onStatus(payload as SyncStatus));
+    for (const listener of listeners[event as keyof SyncEvents] as Set<Listener<keyof SyncEvents>>) notify(listener, value);
   };
   // A worker that never loads (its file not served, a Content-Security-Policy that forbids it) only fires
   // `error`: without this every call would wait forever for an answer. `status()` and a status event say so.
   let unavailable: SyncStatus | undefined;
-  let loaded = false;
-  const loadFailed = new Promise<never>((_, reject) => {
-    worker.addEventListener?.('error', (event: Event) => {
-      // An error a started worker throws later is not a failure to load.
-      if (loaded) return;
-      const { message } = event as Partial<ErrorEvent>;
-      const error = new SyncError('unsupported', `the sync worker failed to load${message ? `: ${message}` : ''} (is its file served, and allowed by the page's Content-Security-Policy?)`);
-      const offline = typeof navigator !== 'undefined' && navigator.onLine === false;
-      unavailable = {
-        phase: 'unavailable',
-        online: false,
-        network: offline ? 'offline' : 'unreachable',
-        leader: false,
-        pending: 0,
-        failed: 0,
-        pendingEpisodes: 0,
-        lastError: { code: error.code, message: error.message },
-      };
-      reject(error);
-      sink('status', unavailable);
-    }, { once: true });
-  });
-  const started = Promise.race([remote.start(startOptions, proxy(sink)).then(() => void (loaded = true)), loadFailed]);
-  started.catch(() => undefined);
 
-  const hasWindow = typeof window !== 'undefined' && typeof window.addEventListener === 'function';
-  const hasDocument = typeof document !== 'undefined';
   const onOnline = () => void remote.setOnline(true).catch(() => undefined);
   const onOffline = () => void remote.setOnline(false).catch(() => undefined);
-  const onVisibility = () => void remote.setVisible(document.visibilityState === 'visible').catch(() => undefined);
-  // A page being unloaded or frozen gets no visibilitychange in every browser: flush listening state then too.
-  const onPageHide = () => void remote.setVisible(false).catch(() => undefined);
-  if (hasWindow) {
-    window.addEventListener('online', onOnline);
-    window.addEventListener('offline', onOffline);
-    window.addEventListener('pagehide', onPageHide);
+  const onVisibility = () => {
+    if (document.visibilityState === 'hidden') background?.onHidden();
+    void remote.setVisible(document.visibilityState === 'visible').catch(() => undefined);
+  };
+  // Back to the window: another device may have changed something meanwhile.
+  const onFocus = () => void remote.setVisible(true).catch(() => undefined);
+
+  function boot(): void {
+    worker = given ?? spawnWorker();
+    remote = wrap<WorkerApi>(worker);
+    let loaded = false;
+    const loadFailed = new Promise<never>((_, reject) => {
+      worker.addEventListener?.('error', (event: Event) => {
+        // An error a started worker throws later is not a failure to load.
+        if (loaded) return;
+        const { message } = event as Partial<ErrorEvent>;
+        const error = new SyncError('unsupported', `the sync worker failed to load${message ? `: ${message}` : ''} (is its file served, and allowed by the page's Content-Security-Policy?)`);
+        unavailable = {
+          phase: 'unavailable',
+          online: false,
+          network: globalThis.navigator?.onLine === false ? 'offline' : 'unreachable',
+          leader: false,
+          pending: 0,
+          failed: 0,
+          pendingEpisodes: 0,
+          lastError: { code: error.code, message: error.message },
+        };
+        reject(error);
+        sink('status', unavailable);
+      }, { once: true });
+    });
+    started = Promise.race([remote.start(startOptions, proxy(sink)).then(() => void (loaded = true)), loadFailed]);
+    started.then(() => {
+      if (globalThis.navigator?.onLine === false) onOffline();
+      // A page opened in the background does not poll until it is shown.
+      if (globalThis.document?.visibilityState === 'hidden') onVisibility();
+    }, () => undefined);
   }
-  if (hasDocument) document.addEventListener('visibilitychange', onVisibility);
-  started.then(() => {
-    if (typeof navigator !== 'undefined' && navigator.onLine === false) onOffline();
-  }, () => undefined);
+  boot();
+
+  // Into the back/forward cache, the worker would be frozen with it, holding its database transactions and the
+  // leader's lock (WebKit keeps them: another tab's reads wait until the entry is evicted). It goes instead; what
+  // waits is in the outbox and in the page's last-chance copy, sent just before. Back, a new one starts, and
+  // the app and the store re-read everything: other tabs' events did not reach a frozen page.
+  let frozen = false;
+  const onPageHide = (event: Event) => {
+    // A page being unloaded or frozen gets no visibilitychange in every browser: flush listening state then too.
+    void remote.setVisible(false).catch(() => undefined);
+    if ((event as PageTransitionEvent).persisted && !given) {
+      frozen = true;
+      remote[releaseProxy]();
+      worker.terminate();
+    }
+  };
+  const onPageShow = () => {
+    if (!frozen || closed) return;
+    frozen = false;
+    boot();
+    sink('change', { guids: [], queue: true, everything: true });
+  };
+  const unlisten = listen([
+    ['w', 'online', onOnline],
+    ['w', 'offline', onOffline],
+    ['w', 'pagehide', onPageHide],
+    ['w', 'pageshow', onPageShow],
+    ['w', 'focus', onFocus],
+    ['d', 'visibilitychange', onVisibility],
+  ]);
 
   async function call<T>(fn: () => Promise<T>): Promise<T> {
     if (closed) throw new SyncError('closed', 'the client is closed');
@@ -88,36 +138,30 @@ export function createSyncClient(options: ClientOptions): SyncClient {
   }
 
   let stores: ((podcast?: string) => SyncStore) | undefined;
+  // The methods that go to the worker as they are, each once it has started.
+  const forwarded = Object.fromEntries(
+    FORWARDED.map((name) => [name, (...args: unknown[]) => call(() => (remote[name] as (...a: unknown[]) => Promise<unknown>)(...args))]),
+  ) as Pick<SyncApi, Forwarded>;
   const client: SyncClient = {
-    worker,
+    get worker() {
+      return worker;
+    },
     store: (opts) => (stores ??= createStores(client))(opts?.podcast),
-    sync: () => call(() => remote.sync()),
-    subscriptions: (filter) => call(() => remote.subscriptions(filter)),
-    subscription: (guid) => call(() => remote.subscription(guid)),
-    add: (feedUrl, opts) => call(() => remote.add(feedUrl, opts)),
-    update: (guid, change) => call(() => remote.update(guid, change)),
-    remove: (guid) => call(() => remote.remove(guid)),
-    deletion: (id) => call(() => remote.deletion(id)),
-    pending: () => call(() => remote.pending()),
-    failed: () => call(() => remote.failed()),
-    retry: (id) => call(() => remote.retry(id)),
-    discard: (id) => call(() => remote.discard(id)),
-    status: () => call(() => remote.status()).catch((error: unknown) => (!closed && unavailable) || Promise.reject(error)),
-    setProgress: (ref, progress) => call(() => remote.setProgress(ref, progress)),
-    markPlayed: (ref, played) => call(() => remote.markPlayed(ref, played)),
-    episode: (ref) => call(() => remote.episode(ref)),
-    episodes: (filter) => call(() => remote.episodes(filter)),
-    setAuth: (auth) => call(() => remote.setAuth(auth)),
-    clear: () => call(() => remote.clear()),
+    ...forwarded,
+    status: () =>
+      call(() => remote.status())
+        .then((status) => background?.mark(status) ?? status)
+        .catch((error: unknown) => (!closed && unavailable) || Promise.reject(error)),
+    setAuth: (auth) =>
+      call(async () => {
+        await remote.setAuth(auth);
+        lastChance.setAuth(auth);
+      }),
     async close() {
       if (closed) return;
       closed = true;
-      if (hasWindow) {
-        window.removeEventListener('online', onOnline);
-        window.removeEventListener('offline', onOffline);
-        window.removeEventListener('pagehide', onPageHide);
-      }
-      if (hasDocument) document.removeEventListener('visibilitychange', onVisibility);
+      unlisten();
+      lastChance.close();
       try {
         await started;
         await remote.close();

@@ -2,6 +2,7 @@
 // `episode(ref)` each) and put at their place in the list, instead of the podcast's whole list read again.
 // A player's `setProgress` every second names one episode of a feed that may hold thousands.
 import type { SyncError } from './errors.ts';
+import { lowerBound } from './sorted.ts';
 import type { EpisodeRef, EpisodeState, SyncApi } from './types.ts';
 
 /** Up to this many episodes of a podcast named since its last read are read alone; more, and its whole list is. */
@@ -50,14 +51,7 @@ export function patchEpisodes(list: readonly EpisodeState[], podcast: string, re
     out ??= list.slice();
     if (index >= 0) out.splice(index, 1);
     if (!now) return;
-    let lo = 0;
-    let hi = out.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (before(out[mid]!, now)) lo = mid + 1;
-      else hi = mid;
-    }
-    out.splice(lo, 0, now);
+    out.splice(lowerBound(out, (row) => before(row, now)), 0, now);
   });
   return out ? Object.freeze(out) : list;
 }

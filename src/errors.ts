@@ -49,14 +49,3 @@ export function isSyncError(value: unknown): value is SyncError {
     typeof (value as { code?: unknown }).code === 'string'
   );
 }
-
-/** Whether retrying the same request later may succeed. */
-export function isTransient(error: SyncError): boolean {
-  return (
-    error.code === 'network' ||
-    error.code === 'timeout' ||
-    error.code === 'rate-limited' ||
-    error.code === 'server' ||
-    error.code === 'offline'
-  );
-}

@@ -2,10 +2,28 @@
 import type { ClientOptions, SyncApi, SyncEvents } from './types.ts';
 
 /** Options sent to the worker: the client's options without the worker itself. */
-export type WorkerStartOptions = Omit<ClientOptions, 'worker'>;
+export type WorkerStartOptions = Omit<ClientOptions, 'worker' | 'onLastChance'>;
+
+/**
+ * One request of the last-chance copy: what the next push would send, credentials left out (the page adds its
+ * own). The page sends it with `keepalive` as it goes away: the worker dies with it.
+ */
+export interface LastChanceRequest {
+  method: 'POST' | 'PATCH' | 'DELETE';
+  /** Relative to `baseUrl`. */
+  path: string;
+  headers: Record<string, string>;
+  /** The JSON body as it goes on the wire. */
+  body?: string;
+}
+
+/** Events the worker hands the page: the app's, and the client's own last-chance copy (what waits, as requests). */
+export interface WorkerEvents extends SyncEvents {
+  'last-chance': LastChanceRequest[];
+}
 
 /** The callback the page hands the worker for events. */
-export type EventSink = <E extends keyof SyncEvents>(event: E, payload: SyncEvents[E]) => void;
+export type EventSink = <E extends keyof WorkerEvents>(event: E, payload: WorkerEvents[E]) => void;
 
 /** What the worker entry exposes. */
 export interface WorkerApi extends SyncApi {

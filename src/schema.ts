@@ -83,7 +83,14 @@ export interface PendingEpisode {
   fields: ('position' | 'total' | 'played')[];
   /** The position before this change began (the upload's `started`: where this stretch of listening began). */
   from?: number;
+  /**
+   * The version of its latest part that does not wait for the progress interval (a played mark): that part goes
+   * at the next push, even when an upload of an earlier version settles meanwhile.
+   */
+  urgent?: number;
   attempts: number;
+  /** Device time before which it waits even when an upload goes anyway: the server asked (Retry-After). */
+  serverHold?: number;
   /** 5xx answers in a row to the uploads that carried it (a lost connection is no answer and leaves it; another answer resets it). */
   serverErrors?: number;
   lastError?: ErrorInfo;

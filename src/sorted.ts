@@ -1,13 +1,13 @@
 // A list kept sorted by guid (IndexedDB's order of the subscriptions, each once), patched in place: the store
 // applies the few rows a change re-read by binary search instead of merging and sorting the whole list.
 
-/** The index of the first row of `list` whose guid is not below `guid` (`list.length` when none). */
-function lowerBound(list: readonly { guid: string }[], guid: string): number {
+/** The index of the first row of `list` (ordered so) that `below` is false for (`list.length` when none). */
+export function lowerBound<T>(list: readonly T[], below: (row: T) => boolean): number {
   let lo = 0;
   let hi = list.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (list[mid]!.guid < guid) lo = mid + 1;
+    if (below(list[mid]!)) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -23,15 +23,15 @@ export function patchSorted<T extends { guid: string }>(list: readonly T[], guid
   let out: T[] | undefined;
   for (const guid of new Set([...guids, ...read.keys()])) {
     const at = out ?? list;
-    const i = lowerBound(at, guid);
+    const i = lowerBound(at, (row) => row.guid < guid);
     const was = at[i]?.guid === guid ? at[i] : undefined;
     const row = read.get(guid);
     const now = row && keep(was, row);
     if (now === was) continue;
     out ??= list.slice();
-    if (!now) out.splice(i, 1);
-    else if (was) out[i] = now;
-    else out.splice(i, 0, now);
+    // `was` (if any) out and `now` (if any) in, at the same place: they share the guid the order is by.
+    if (now) out.splice(i, was ? 1 : 0, now);
+    else out.splice(i, 1);
   }
   return out ? Object.freeze(out) : list;
 }

@@ -78,7 +78,6 @@ function share<T extends Row>(old: readonly T[], next: T[] | undefined): readonl
  * its episodes, and only when a change names one of them.
  */
 export function createStores(source: StoreSource): (podcast?: string) => SyncStore {
-  const online = typeof navigator === 'undefined' || navigator.onLine !== false;
   const views = new Map<string | undefined, View>();
   let dirty = SUBS | QUEUE | STATUS;
   // The guids to re-read; undefined: the whole list.
@@ -151,7 +150,7 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
       pending: [],
       failed: [],
       // Nothing has answered yet: the engine is starting, and whether this tab leads is not known.
-      status: { phase: 'starting', online: false, network: online ? 'unreachable' : 'offline', leader: false, pending: 0, failed: 0, pendingEpisodes: 0 },
+      status: { phase: 'starting', online: false, network: globalThis.navigator?.onLine === false ? 'offline' : 'unreachable', leader: false, pending: 0, failed: 0, pendingEpisodes: 0 },
     }),
   );
 
@@ -216,7 +215,7 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
       for (const view of views.values()) publish(view, { ...view.snapshot, status: status ?? view.snapshot.status, error });
       dirty |= parts;
       keys = undefined;
-      podcasts = new Map([...podcasts, ...[...asked.keys()].map((p) => [p, undefined] as const)]);
+      for (const podcast of asked.keys()) podcasts.set(podcast, undefined);
       busy = false;
       if (error.code !== 'closed' && error.code !== 'unsupported') retry = setTimeout(() => schedule(0), Math.min(RETRY_MAX, RETRY * 2 ** failures++));
       return;
@@ -225,10 +224,11 @@ export function createStores(source: StoreSource): (podcast?: string) => SyncSto
     schedule(0);
   }
 
-  source.on('change', ({ guids, queue, episodes = [] }) => {
+  source.on('change', ({ guids, queue, episodes = [], everything }) => {
     for (const guid of guids) keys?.add(guid);
-    if (keys && keys.size > FEW) keys = undefined;
-    let parts = (guids.length ? SUBS | QUEUE : 0) | (queue ? QUEUE : 0);
+    if (everything || (keys && keys.size > FEW)) keys = undefined;
+    if (everything) for (const podcast of views.keys()) if (podcast !== undefined) podcasts.set(podcast, undefined);
+    let parts = (guids.length || everything ? SUBS | QUEUE | OTHER : 0) | (queue ? QUEUE : 0);
     for (const ref of episodes) {
       if (views.has(ref.podcast)) {
         askRef(podcasts, ref);

@@ -58,13 +58,10 @@ export function installErrorTransfer(): void {
     },
     deserialize(serialized: unknown) {
       const s = serialized as SerializedThrow;
-      const value = s.value as Partial<SerializedSyncError> | undefined;
-      if (s.isError && value?.name === 'SyncError' && typeof value.code === 'string') {
-        const error = new SyncError(value.code, value.message ?? '', {
-          status: value.status,
-          retryAfter: value.retryAfter,
-          cause: value.cause,
-        });
+      const value = s.value as Partial<SerializedSyncError>;
+      if (s.isError && isSyncError(value)) {
+        // Its status, retryAfter and cause are the init's (a cloned value holds nothing else to read).
+        const error = new SyncError(value.code, value.message ?? '', value);
         if (value.stack) error.stack = value.stack;
         throw error;
       }

@@ -19,13 +19,19 @@ export interface SyncOptions {
   device?: string;
   /** Credentials; replace them later with `setAuth`. */
   auth?: Auth;
+  /**
+   * Send what waits after every page is closed (Chromium's Background Sync, through the app's service worker
+   * importing `opa-sync/sw`): the page registers the sync tag, the engine keeps this store's options (never
+   * credentials) for the service worker. Elsewhere it does nothing (`status.backgroundSync: 'unsupported'`).
+   */
+  backgroundSync?: boolean;
   /** IndexedDB database name. @default `opa-sync:` + the normalised baseUrl */
   dbName?: string;
   /** Account the store is bound to (with the server); another account on the same store raises `account-mismatch`. */
   account?: string;
   /** `per_page` asked of the server. @default 500 */
   pageSize?: number;
-  /** Milliseconds between background pulls; 0 pulls only on start, on `online` and on `sync()`. @default 300000 */
+  /** Milliseconds between background pulls while the page is visible (a hidden page does not poll); 0 pulls only on start, on `online`, `focus`, visibility and `sync()`. @default 60000 */
   pullInterval?: number;
   /** Milliseconds between two uploads of one episode's progress (`setProgress`); `markPlayed` is not throttled. @default 30000 */
   progressInterval?: number;
@@ -68,10 +74,20 @@ export interface RetryOptions {
   concurrency?: number;
 }
 
+/** A last-chance send: the requests the page sent with `keepalive` as it went away, and why. */
+export interface LastChanceSent {
+  requests: number;
+  /** Body bytes in all (at most 64 KiB). */
+  bytes: number;
+  reason: 'pagehide' | 'freeze';
+}
+
 /** Options for `createSyncClient`: the engine's options plus the worker to use. */
 export interface ClientOptions extends Omit<SyncOptions, 'fetch' | 'clock'> {
   /** A module worker that calls `exposeSyncEngine()` from `opa-sync/worker`; by default the package's own. */
   worker?: Worker;
+  /** Told of each last-chance send as the page goes away (for a log that outlives the page: write it synchronously). */
+  onLastChance?: (sent: LastChanceSent) => void;
 }
 
 /** One subscription as the app sees it: server state with pending local changes applied. */
@@ -222,7 +238,12 @@ export interface SyncStatus {
   lastSuccess?: number;
   lastError?: ErrorInfo;
   progress?: PullProgress;
+  /** Page client with `backgroundSync: true` only: whether the Background Sync tag could be registered. */
+  backgroundSync?: BackgroundSyncState;
 }
+
+/** `unsupported`: no Background Sync here; `ready`: nothing registered yet; `registered`; `failed`: registering was refused. */
+export type BackgroundSyncState = 'unsupported' | 'ready' | 'registered' | 'failed';
 
 /** The outcome of one `sync()` run. */
 export interface SyncReport {
@@ -253,6 +274,8 @@ export interface ChangeEvent {
   queue?: true;
   /** Episodes whose listening state changed (absent when none did). */
   episodes?: EpisodeRef[];
+  /** Anything may have changed (the page is back from the back/forward cache, where no event reached it): read again what you show. */
+  everything?: true;
 }
 
 /** Events and their payloads. */
@@ -292,8 +315,8 @@ export interface SyncApi {
   status(): Promise<SyncStatus>;
   /** Record a play position: durable when it resolves, uploaded at most once per `progressInterval`. */
   setProgress(ref: EpisodeRef, progress: ProgressChange): Promise<EpisodeState>;
-  /** Mark an episode played (or not): durable when it resolves, uploaded at the next push. */
-  markPlayed(ref: EpisodeRef, played?: boolean): Promise<EpisodeState>;
+  /** Mark an episode played (or not): durable when it resolves, uploaded at the next push; `total` gives its length (needed to mark it played when none is known). */
+  markPlayed(ref: EpisodeRef, played?: boolean, opts?: { total?: number }): Promise<EpisodeState>;
   /** One episode's listening state. */
   episode(ref: EpisodeRef): Promise<EpisodeState | undefined>;
   /** Listening states, newest change first. */

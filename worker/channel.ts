@@ -4,6 +4,8 @@ import type { EpisodeRef, ErrorInfo, SyncReport, SyncStatus } from '../src/types
 export type ChannelMessage =
   | { type: 'change'; guids: string[]; queue?: true; episodes?: EpisodeRef[] }
   | { type: 'queued' }
+  /** A follower whose page is shown asks the leader to pull. */
+  | { type: 'pull' }
   | { type: 'status'; status: SyncStatus }
   /** A context that just started asks the leader for its status (it does not know yet who syncs). */
   | { type: 'hello' }

@@ -1,5 +1,6 @@
 // The sync engine: builds the context its parts share and hands back the public object.
 import { openSyncDatabase } from '../src/schema.ts';
+import type { LastChanceRequest } from '../src/protocol.ts';
 import type { Listener, SyncApi, SyncEvents, SyncOptions } from '../src/types.ts';
 import { openChannel } from './channel.ts';
 import { randomUuid, steadyNow } from './clock.ts';
@@ -7,7 +8,9 @@ import { createApi } from './engine/api.ts';
 import type { EngineContext, EngineState, RunState } from './engine/context.ts';
 import { emitStatus } from './engine/events.ts';
 import { emitEpisodes } from './engine/episodes.ts';
-import { background, startInterval } from './engine/schedule.ts';
+import { watchLastChance } from './engine/last-chance.ts';
+import { startPolling } from './engine/poll.ts';
+import { background } from './engine/schedule.ts';
 import { idlePhase, setPhase } from './engine/status.ts';
 import { onMessage, runForwardedHere } from './engine/tabs.ts';
 import { createHttp } from './http.ts';
@@ -16,6 +19,7 @@ import { createGpodderTransport } from './gpodder/transport.ts';
 import { createOpaTransport } from './opa/transport.ts';
 import { resolveOptions } from './options.ts';
 import { createEngineStore } from './engine/store.ts';
+import { rememberStore } from './sw-registry.ts';
 
 /** The engine: the shared method set, events, and the page's connectivity and visibility signals. */
 export interface SyncEngine extends SyncApi {
@@ -25,6 +29,12 @@ export interface SyncEngine extends SyncApi {
   setOnline(online: boolean): void;
   /** The page's visibility; becoming visible triggers a pull. */
   setVisible(visible: boolean): void;
+  /**
+   * Hear the last-chance copy (what waits, as the requests the next push would make) now and whenever it changes:
+   * the page client sends it as the page goes away. A promise it returns is awaited (at most a second) before the
+   * edit that changed the copy resolves. Returns the unsubscribe.
+   */
+  onLastChance(listener: (copy: LastChanceRequest[]) => unknown): () => void;
 }
 
 /** Create the sync engine; it runs wherever IndexedDB and fetch exist. */
@@ -39,6 +49,7 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
     phase: 'starting',
     browserOnline: (globalThis as { navigator?: { onLine?: boolean } }).navigator?.onLine ?? true,
     reachable: true,
+    visible: true,
     authPaused: false,
     closed: false,
     requests: 0,
@@ -102,12 +113,17 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
       if (state.closed) return;
       if (state.phase === 'starting') setPhase(ctx, idlePhase(ctx));
       emitStatus(ctx);
-      startInterval(ctx);
       background(ctx, 'sync');
       runForwardedHere(ctx);
     }),
   };
+  // What opa-sync/sw needs to push for this store with every page closed (credentials stay with the app).
+  if (options.backgroundSync) {
+    const { dbName, baseUrl, protocol, device, account } = opts;
+    void rememberStore({ dbName, baseUrl, protocol, device, ...(account !== undefined ? { account } : {}), authed: opts.auth !== undefined }).catch(() => undefined);
+  }
   ctx.channel.post({ type: 'hello' });
+  startPolling(ctx);
   // Nothing is claimed here: a read claims nothing, a local edit or a sync binds the store.
-  return createApi(ctx);
+  return { ...createApi(ctx), onLastChance: (listener) => watchLastChance(ctx, listener) };
 }

@@ -50,6 +50,8 @@ export function exposeSyncEngine(endpoint: Parameters<typeof expose>[1] = global
       // The sink is a comlink proxy: its calls are messages; a closed page must not crash the worker.
       engine.on('change', (payload) => void Promise.resolve(sink('change', payload)).catch(() => undefined));
       engine.on('status', (payload) => void Promise.resolve(sink('status', payload)).catch(() => undefined));
+      // Answered once the page holds it: the edit that changed it resolves after that.
+      engine.onLastChance((copy) => Promise.resolve(sink('last-chance', copy)).catch(() => undefined));
     },
     close: async () => {
       await engine?.close();

@@ -16,6 +16,17 @@ export class TooLarge extends SyncError {
   }
 }
 
+/**
+ * Whether `error` is a cap's refusal (`TooLarge`), itself or anywhere down its `cause` chain: the HTTP layer wraps
+ * what a body's reader throws (with the request's label and status), so the outer error is a plain `SyncError`.
+ */
+export function isTooLarge(error: unknown): error is SyncError {
+  if (!(error instanceof SyncError)) return false;
+  // Bounded: a cause chain that loops is not walked forever.
+  for (let at: unknown = error, depth = 0; at instanceof Error && depth < 16; at = at.cause, depth++) if (at instanceof TooLarge) return true;
+  return false;
+}
+
 /** A body read up to a limit: its text, or `over` when it is longer (the rest is never read). */
 export interface BoundedBody {
   text: string;

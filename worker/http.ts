@@ -1,4 +1,6 @@
 import { SyncError, isSyncError, type SyncErrorCode } from '../src/errors.ts';
+import { authHeader } from '../src/auth-header.ts';
+import type { LastChanceRequest } from '../src/protocol.ts';
 import type { Auth, Clock } from '../src/types.ts';
 import { MAX_SERVER_DELAY } from './backoff.ts';
 import { timeoutSignal } from './clock.ts';
@@ -130,23 +132,13 @@ function isRedirect(response: Response): boolean {
   return response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400);
 }
 
-function base64(text: string): string {
-  // btoa alone throws on non-Latin-1 passwords.
-  let binary = '';
-  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
-  return btoa(binary);
-}
-
-function authHeader(auth: Auth | undefined): [string, string] | undefined {
-  if (!auth) return undefined;
-  switch (auth.type) {
-    case 'bearer':
-      return ['Authorization', `Bearer ${auth.token}`];
-    case 'basic':
-      return ['Authorization', `Basic ${base64(`${auth.username}:${auth.password}`)}`];
-    case 'header':
-      return [auth.name, auth.value];
-  }
+/**
+ * A request as `request` would send it (the same headers, credentials left out) for the page to send itself
+ * (see `LastChanceRequest`): `path` relative to the base URL.
+ */
+export function lastChanceRequest(method: LastChanceRequest['method'], path: string, body?: unknown): LastChanceRequest {
+  if (body === undefined) return { method, path, headers: { Accept: 'application/json' } };
+  return { method, path, headers: { Accept: 'application/json', 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
 }
 
 /** Create the HTTP layer. */

@@ -84,7 +84,7 @@ export function resolveOptions(options: SyncOptions): ResolvedOptions {
     // A gPodder store is not an OPA store of the same server: they never share a database by default.
     dbName: options.dbName ?? (protocol === 'opa' ? defaultDbName(server) : `${defaultDbName(server)}#${protocol}`),
     pageSize: Math.floor(positive('pageSize', options.pageSize, 500, 1)),
-    pullInterval: positive('pullInterval', options.pullInterval, 300_000),
+    pullInterval: positive('pullInterval', options.pullInterval, 60_000),
     pushDelay: positive('pushDelay', options.pushDelay, 50),
     progressInterval: positive('progressInterval', options.progressInterval, 30_000),
     timeout: positive('timeout', options.timeout, 30_000, 1),

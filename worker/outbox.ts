@@ -1,11 +1,13 @@
 // Push: send queued changes through the transport, one at a time per subscription, and settle each outcome
 // in the store. Which requests carry them is the transport's business; what an answer means is decided here.
-import { SyncError, isTransient } from '../src/errors.ts';
+import { SyncError } from '../src/errors.ts';
+import { isTransient } from './transient.ts';
 import type { StoredChange } from '../src/schema.ts';
 import type { Clock } from '../src/types.ts';
 import { backoffDelay, type Backoff } from './backoff.ts';
 import { errorInfo } from './error-info.ts';
-import { dueAt, isReady } from './hold.ts';
+import { dueAt, isReady, type Hold } from './hold.ts';
+import type { Ack } from './store/acks.ts';
 import type { Store } from './store/store.ts';
 import type { SendItem, SendOutcome, Transport } from './transport.ts';
 
@@ -49,7 +51,7 @@ export interface PushResult {
 type Settled = 'done' | 'failed' | 'later' | 'paused' | 'deferred';
 
 /** The first live change of each subscription (order per subscription is kept by sending only heads). */
-function heads(changes: StoredChange[]): StoredChange[] {
+export function heads(changes: StoredChange[]): StoredChange[] {
   const byRow = new Map<string, StoredChange>();
   for (const change of changes) if (!byRow.has(change.guid)) byRow.set(change.guid, change);
   return [...byRow.values()];
@@ -63,7 +65,7 @@ const flagOnly = (c: StoredChange) => c.kind === 'update' && c.state === 'queued
  * request of a batching protocol carries them in order, the last one's word winning. A change queued behind
  * one that was in flight when it was made would otherwise cost an upload of its own.
  */
-function withFollowers(changes: StoredChange[], chosen: StoredChange[], open: (c: StoredChange) => boolean): StoredChange[] {
+export function withFollowers(changes: StoredChange[], chosen: StoredChange[], open: (c: StoredChange) => boolean): StoredChange[] {
   const heads = new Set(chosen.filter(flagOnly).map((c) => c.guid));
   const out = [...chosen];
   const cut = new Set<string>();
@@ -98,10 +100,11 @@ export async function push(ctx: PushContext): Promise<PushResult> {
     // One attempt per change per run: a change failing faster than its backoff must not spin this run.
     const open = (c: StoredChange) => !ctx.inFlight.has(c.id!) && !attempted.has(c.id!);
     let due = all.filter((c) => ready(c) && open(c));
-    // Once the server answers, a batching protocol's request also carries the flag changes queued behind each
-    // head it sends (not before: riding with requests that fail would keep them in flight, and every edit then
-    // queues one more behind them).
-    if (ctx.transport.batching === 'all' && (ctx.force === true || answered)) due = withFollowers(pending, due, open);
+    // A push that goes carries every queued change, due or not: a backoff delays the request, not a change's place
+    // in it (a server hold stays; a deletion job is polled on its own time).
+    if (due.length) due = all.filter((c) => open(c) && (ready(c) || (c.state === 'queued' && isReady(c, now, true))));
+    // A batching protocol's request also carries the flag changes queued behind each head it sends.
+    if (ctx.transport.batching === 'all') due = withFollowers(pending, due, open);
     // In flight from here, before any await: an edit made meanwhile queues behind it instead of folding into a
     // copy already on its way (which would then be sent twice), and no other request takes it.
     for (const c of due) {
@@ -143,22 +146,63 @@ export async function push(ctx: PushContext): Promise<PushResult> {
 /** Send changes (marked in flight by the caller) in one transport call and settle each outcome. */
 async function sendBatch(ctx: PushContext, changes: StoredChange[]): Promise<Settled[]> {
   try {
-    const items: SendItem[] = await Promise.all(
-      changes.map(async (change) => {
-        if (change.kind === 'add') return { change, target: change.serverGuid };
-        const server = await ctx.store.address(change);
-        return server ? { change, target: server.guid, isSubscribed: server.isSubscribed } : { change, target: undefined };
-      }),
-    );
+    const servers = await ctx.store.addresses(changes.filter((c) => c.kind !== 'add'));
+    const items: SendItem[] = changes.map((change) => {
+      if (change.kind === 'add') return { change, target: change.serverGuid };
+      const server = servers.shift();
+      return server ? { change, target: server.guid, isSubscribed: server.isSubscribed } : { change, target: undefined };
+    });
     const outcomes = await ctx.transport.send(items);
-    const settled: Settled[] = [];
-    for (let i = 0; i < changes.length; i++) settled.push(await settle(ctx, changes[i]!, outcomes[i]!));
+    const settled: Settled[] = await settleInBulk(ctx, changes, outcomes);
+    for (let i = 0; i < changes.length; i++) settled[i] ??= await settle(ctx, changes[i]!, outcomes[i]!);
     // Every outcome but these rewrote its queue entry: one event for the batch.
     if (settled.some((s) => s !== 'deferred' && s !== 'paused')) ctx.onQueue();
     return settled;
   } finally {
     for (const change of changes) ctx.inFlight.delete(change.id!);
   }
+}
+
+/**
+ * Settle in one transaction each the changes the server took and those to try again after a backoff (one
+ * upload may carry every change queued); the other outcomes are left for `settle`.
+ */
+async function settleInBulk(ctx: PushContext, changes: StoredChange[], outcomes: SendOutcome[]): Promise<Settled[]> {
+  const settled: Settled[] = [];
+  const acks: Ack[] = [];
+  const waits: Parameters<Store['laterAll']>[0][number][] = [];
+  const errors = new Set<SyncError>();
+  changes.forEach((sent, i) => {
+    const outcome = outcomes[i]!;
+    if (outcome.type === 'added' || outcome.type === 'updated') acks.push({ sent, ...outcome });
+    else if (outcome.type === 'deleted') acks.push({ sent, type: 'deleted', now: ctx.clock.now() });
+    else if (outcome.type === 'error' && backsOff(outcome.error)) {
+      errors.add(outcome.error);
+      waits.push({ sent, hold: backoffHold(ctx, sent, outcome.error), lastError: errorInfo(outcome.error) });
+    } else return;
+    settled[i] = outcome.type === 'error' ? 'later' : 'done';
+  });
+  if (acks.length) {
+    const edit = await ctx.store.acks(acks);
+    if (edit.changed.length) ctx.onChange(edit.changed);
+  }
+  for (const error of errors) ctx.onError(error);
+  if (waits.length) await ctx.store.laterAll(waits);
+  return settled;
+}
+
+/** Whether an error means "try again after a backoff" (trouble on the way or at the server, not a refusal). */
+function backsOff(error: SyncError): boolean {
+  if (error.code === 'closed' || error.code === 'unauthorized' || error.code === 'quota') return false;
+  if (error.code === 'bad-response' && error.status !== undefined && error.status >= 200 && error.status < 300) return false;
+  return isTransient(error);
+}
+
+/** The wait a change takes after a transient error: its own backoff, and the server's Retry-After as a hold of its own. */
+function backoffHold(ctx: PushContext, change: StoredChange, error: SyncError): Hold {
+  const now = ctx.now();
+  const notBefore = now + backoffDelay(ctx.backoff, change.attempts, error.retryAfter, ctx.clock.random);
+  return { heldAt: now, notBefore, ...(error.retryAfter === undefined ? {} : { serverHold: now + error.retryAfter }) };
 }
 
 /** Record what the server answered to one change. */
@@ -221,11 +265,9 @@ async function settleError(ctx: PushContext, change: StoredChange, error: SyncEr
     await store.later(change, { heldAt: now, notBefore, serverHold: notBefore }, errorInfo(error));
     return 'later';
   }
-  if (isTransient(error)) {
+  if (backsOff(error)) {
     ctx.onError(error);
-    const now = ctx.now();
-    const notBefore = now + backoffDelay(ctx.backoff, change.attempts, error.retryAfter, clock.random);
-    await store.later(change, { heldAt: now, notBefore, ...(error.retryAfter === undefined ? {} : { serverHold: now + error.retryAfter }) }, errorInfo(error));
+    await store.later(change, backoffHold(ctx, change, error), errorInfo(error));
     return 'later';
   }
   if (change.kind === 'remove' && (error.code === 'not-found' || error.code === 'gone') && change.state === 'queued') {

@@ -1,6 +1,7 @@
 // The seam between the engine and a protocol. The engine (schedule, outbox, store) knows only this file:
 // a transport pulls what changed into a sink and sends queued changes, answering with neutral outcomes.
 import type { SyncError } from '../src/errors.ts';
+import type { LastChanceRequest } from '../src/protocol.ts';
 import type { StoredChange } from '../src/schema.ts';
 import type { DeletionStatus, PullProgress } from '../src/types.ts';
 import type { EpisodeTransport } from './gpodder/episodes.ts';
@@ -25,6 +26,11 @@ export interface RemoteEntry {
    * only has it as an old name is not its row: removed, it is that row's move echoed back; added, a row of its own.
    */
   standalone?: boolean;
+  /**
+   * From a full listing read after the server's clock stepped: the server's word, applied whatever the stored
+   * stamps say (they may come from the other side of the step), its stamps becoming the row's.
+   */
+  authoritative?: boolean;
 }
 
 /** The server's own record of a subscription it just added. */
@@ -58,10 +64,11 @@ export interface PullSink {
   /**
    * Store entries. With `complete`, this is the pull's last batch: the cursor commits with it (and, for a
    * full listing, every live row the listing did not name becomes a tombstone, or with `restate` is said
-   * again when subscribed). Resolves whether the cursor
+   * again when subscribed and the server's word on it is later than `restate`: a server whose clock went back
+   * may hide it). Resolves whether the cursor
    * was committed (it is held back while an entry waits for a move under way, see `RemoteEntry.standalone`).
    */
-  apply(entries: readonly RemoteEntry[], complete?: { cursor: number | undefined; listed?: ReadonlySet<string>; restate?: boolean; tail?: number }): Promise<boolean>;
+  apply(entries: readonly RemoteEntry[], complete?: { cursor: number | undefined; listed?: ReadonlySet<string>; restate?: number; tail?: number }): Promise<boolean>;
   progress(progress: PullProgress): void;
 }
 
@@ -99,6 +106,11 @@ export interface Transport {
   pull(sink: PullSink): Promise<void>;
   /** Send changes (one, or a batch); resolves with an outcome per item, in order. */
   send(items: readonly SendItem[]): Promise<SendOutcome[]>;
+  /**
+   * The requests `send` would make for these items, for the page to send as it goes away (nobody reads their
+   * answers): only requests that are harmless to repeat; an item that has none is left out.
+   */
+  lastChance?(items: readonly SendItem[]): LastChanceRequest[];
   /** Listening state (episode actions), where the protocol has it. */
   readonly episodes?: EpisodeTransport;
   /** A deletion job's status, where the protocol has deletion jobs. */

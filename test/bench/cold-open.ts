@@ -30,7 +30,11 @@ export interface ColdOpenFigures {
 /** Navigate `tab` to `url` and resolve with what the page left on `window.opened`; then to a blank page (the page, its client and worker gone). */
 async function openIn(tab: BrowserPage, url: string): Promise<Opened> {
   await tab.goto(url);
-  const opened = await waitFor(url, () => tab.evaluate(() => window.opened ?? null), 30_000);
+  const opened = await waitFor(url, () => tab.evaluate(() => window.opened ?? null), 30_000).catch(async (e) => {
+    // Where the page got to: the raw page notes each step of its open and read.
+    const where = await tab.evaluate(() => JSON.stringify((window as unknown as { openStage?: string[] }).openStage ?? null)).catch(() => 'unknown');
+    throw new Error(`${String(e)}; the page's steps: ${where}`);
+  });
   await tab.goto('about:blank');
   return opened;
 }

@@ -16,6 +16,9 @@ const USAGE = `usage: npm run bench -- [--browser=chromium|firefox|webkit|all] [
   --markdown   print the table as Markdown too
   --out=FILE   write the JSON there (default: $BENCH_OUT when set)`;
 
+// Leaving the page (test/bench/leaving.ts): close → on-server latency and the share of closes delivered.
+if (process.argv.includes('--leaving')) await (await import('./leaving.ts')).runLeavingBench(process.argv.slice(2));
+
 function parse(argv: string[]) {
   const opts = { browsers: ['chromium'] as EngineName[], quick: false, only: undefined as Section[] | undefined, sizes: undefined as SizeKey[] | undefined, runs: undefined as number | undefined, ownBuild: false, markdown: false, out: process.env.BENCH_OUT };
   for (const arg of argv) {

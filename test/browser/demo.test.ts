@@ -397,6 +397,17 @@ forEachEngine((engine) => {
 
       expect(await page.errors()).toEqual([]);
       expect(await sameLoad()).toBe(true);
+
+      // Leaving: a position still waiting out the progress interval goes with the page itself (a keepalive send
+      // as it unloads), and the reloaded page's log says so.
+      await u.click(() => u.button(ep, `Forward 30 s in ${title}`));
+      await expect.poll(() => u.attr(ep, 'data-pending'), WAIT).toBe('true');
+      const waiting = await position();
+      await page.reload();
+      await expect
+        .poll(() => u.texts('#log-list > li[data-kind="sync"] .log-text'), WAIT)
+        .toContainEqual(expect.stringMatching(/^last chance at .+: the page sent \d+ requests? \(\d+ bytes\) with keepalive on pagehide$/));
+      await expect.poll(() => demo.server.episodeLog().filter((a) => a.episode === episode!.url && a.device === 'opa-sync').at(-1)?.position, WAIT).toBe(waiting);
       await page.close();
     }, 120_000);
   });

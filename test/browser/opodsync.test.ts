@@ -106,7 +106,10 @@ describeOpodsync('the client against the real opodsync behind a same-origin prox
         const mine = body.actions.filter((a) => a.guid === 'listen-1');
         return mine.length ? mine : undefined;
       });
-      expect(actions.map((a) => a.position)).toEqual([421]);
+      // The other tab's reload sent what waited as the page went away (last chance), and the push sent it again:
+      // opodsync keeps a repeat as a row of its own with equal values, harmless (README, "Leaving the page").
+      expect(actions.length).toBeLessThanOrEqual(2);
+      expect(new Set(actions.map((a) => a.position))).toEqual(new Set([421]));
       await context.close();
     });
   });

@@ -5,6 +5,7 @@
 // switched to another account mid-pull. Each family can be switched on or off by name (`--faults`).
 import type { SyncEngine } from '../../worker/index.ts';
 import { gatewayStatusViolations } from './invariants.ts';
+import { MAX_ACTIONS_PER_ANSWER } from '../../worker/gpodder/episodes.ts';
 import type { Prng } from './prng.ts';
 import type { ProxyRule, RewriteRule, SlowBodyRule, Transport } from './transport.ts';
 
@@ -25,6 +26,9 @@ export const HOSTILE_FAULTS = {
     'answers come in parts: slower in all than the timeout but never silent that long (to be read), with a pause past the timeout after the server applied the request, or dripping past ten timeouts',
   'gateway-down':
     "the server is down behind a proxy: every request gets the proxy's 502/503/504 HTML page for a few simulated seconds while the app edits and syncs; the status must not say online and idle meanwhile",
+  'episode-renames': 'gPodder: episode upload answers carry `update_urls` for a sent media URL: a rewrite to a new http URL, `""` (refused), or a non-http URL (ignored)',
+  'episode-cap': "gPodder: until calm, the full reconcile of listening state (since=1) is answered past the engine's cap (more items than an answer may hold)",
+  'step-removes': "gPodder: the server's clock goes back an hour or a day, another device then removes feeds this device subscribes, and the app syncs (the full listing is the server's word)",
 } as const;
 
 /** One hostile fault family. */
@@ -112,6 +116,54 @@ export function gatewayDown(rng: Prng, now: number): ProxyRule & { status: numbe
     },
   };
   return rule;
+}
+
+/** What an episode upload answer's `update_urls` does to a sent media URL. */
+export type EpisodeRename = 'new-url' | 'refused' | 'not-http';
+
+/**
+ * Episode upload answers (1-3) that rewrite one sent media URL: to a new http URL (the episode's URL from then
+ * on), to `""` (the server refused it: the episode's `error`), or to a non-http URL (ignored). The server itself
+ * stored what was sent. `renamed` is told each rewrite.
+ */
+export function episodeRenames(rng: Prng, renamed: (from: string, to: string, kind: EpisodeRename) => void): RewriteRule {
+  let n = 0;
+  return {
+    name: 'episode-renames',
+    remaining: rng.int(1, 3),
+    match: (method, url) => method === 'POST' && /episode/.test(url.pathname),
+    edit(body, _method, _url, sent) {
+      const actions = (Array.isArray(sent) ? sent : (sent as { actions?: unknown } | undefined)?.actions) as { episode?: unknown }[] | undefined;
+      const urls = (actions ?? []).map((a) => a?.episode).filter((u): u is string => typeof u === 'string');
+      if (typeof body !== 'object' || body === null || !urls.length) return undefined;
+      const from = rng.pick(urls);
+      const kind = rng.pick(['new-url', 'refused', 'not-http'] as const);
+      const to = kind === 'new-url' ? `https://rewritten.example/${n++}/${from.replace(/^https?:\/\//, '')}` : kind === 'refused' ? '' : rng.pick(BAD_URLS);
+      renamed(from, to, kind);
+      const b = body as { update_urls?: unknown[] };
+      return { ...b, update_urls: [...(Array.isArray(b.update_urls) ? b.update_urls : []), [from, to]] };
+    },
+  };
+}
+
+/** A history of more items than an episode answer may hold (`MAX_ACTIONS_PER_ANSWER`), ~2 MB: made once. */
+let pastCap: string | undefined;
+
+/**
+ * Until it is taken away, every full reconcile of listening state (`since=1`, both path families) is answered
+ * with more items than the engine reads; `answered` is called with each one. The engine must fail it typed, go
+ * on with incremental pulls, and ask for it again only a reconcile interval later.
+ */
+export function episodeCap(answered: () => void): ProxyRule {
+  pastCap ??= `{"timestamp":${Math.floor(Date.UTC(2026, 0, 1) / 1000)},"actions":[${'0,'.repeat(MAX_ACTIONS_PER_ANSWER)}0]}`;
+  return {
+    name: 'episode-cap',
+    match: (method, url) => method === 'GET' && /episode/.test(url.pathname) && url.searchParams.get('since') === '1',
+    answer: () => {
+      answered();
+      return { status: 200, text: pastCap!, headers: { 'Content-Type': 'application/json' } };
+    },
+  };
 }
 
 /** Connections refused during `ms` from `now`. */

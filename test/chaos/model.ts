@@ -21,6 +21,8 @@ export interface Write {
   by: Author;
   /** Logical time (order of the script's steps). */
   at: number;
+  /** A local write that folded the row's queued change back to the engine's base: nothing of it is sent. */
+  foldedBack?: boolean;
   /** The call was cut off by a crash: the change may or may not have become durable. */
   maybe?: boolean;
 }
@@ -42,11 +44,16 @@ export interface ModelSub {
   label: string;
 }
 
-/** The values LWW by order of arrival allows: the last local write, or the last foreign write after it. */
+/**
+ * The values LWW by order of arrival allows: the last local write, or the last foreign write after it. A local
+ * write that folded back to the engine's base sends nothing: the server keeps what it has, which is that base or
+ * any foreign write the engine had not pulled yet.
+ */
 function lastWriterWins(writes: readonly Write[]): Value[] {
   const local = writes.filter((w) => w.by === 'local');
   const last = local[local.length - 1];
   if (!last) return [writes[writes.length - 1]!.value];
+  if (last.foldedBack) return [...new Set([last.value, ...writes.filter((w) => w.by === 'foreign').map((w) => w.value)])];
   const later = writes.filter((w) => w.by === 'foreign' && w.at > last.at);
   return later.length ? [...new Set([last.value, later[later.length - 1]!.value])] : [last.value];
 }
@@ -94,6 +101,14 @@ export class Model {
   /** The app's update() resolved (or, `maybe`, was cut off by a crash). */
   localUpdate(sub: ModelSub, change: SubscriptionChange, maybe = false): void {
     this.write(sub, 'local', this.tick(), { feedUrl: change.feedUrl, isSubscribed: change.isSubscribed, guid: change.guid } as Partial<Record<Field, Value>>, maybe);
+  }
+
+  /** The app's last update() folded these fields back to the engine's base (its queued change left the queue). */
+  foldedBack(sub: ModelSub, fields: readonly Field[]): void {
+    for (const field of fields) {
+      const last = [...sub.writes].reverse().find((w) => w.field === field && w.by === 'local');
+      if (last) last.foldedBack = true;
+    }
   }
 
   /** The app's remove() resolved (or, `maybe`, was cut off by a crash). */

@@ -43,7 +43,8 @@ import {
   spinViolations,
   unsafeUrlViolations,
 } from './invariants.ts';
-import { Model, type ModelSub } from './model.ts';
+import { Model, type Field, type ModelSub } from './model.ts';
+import { announcedUpdate, foldedBack, type AnnouncedUpdate } from './announced.ts';
 import { prng, type Prng } from './prng.ts';
 import { createSimulation } from './sim.ts';
 import { CALM, createTransport, isRedirectAsNetwork, RunawayError, type Weather } from './transport.ts';
@@ -391,10 +392,20 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
       }
       return {
         what: `update(${handle}, ${JSON.stringify(change)})`,
-        run: (e) => e.update(handle, change),
+        run: async (e) => {
+          const done = await announcedUpdate(e, handle, change);
+          return { ...done, foldedBack: done.wrote ? await foldedBack(e, done.view.guid, change) : [] };
+        },
         record: (value, maybe) => {
+          const done = value as (AnnouncedUpdate & { foldedBack: Field[] }) | undefined;
+          // Equal to the engine's local view: nothing written, nothing to send (issue 25).
+          if (done && !done.wrote) return note(`update(${handle}, ${JSON.stringify(change)}) changed nothing`);
           model.localUpdate(sub, change, maybe);
-          const view = value as { feedUrl: string; isSubscribed: boolean; guid: string } | undefined;
+          if (done?.foldedBack.length) {
+            model.foldedBack(sub, done.foldedBack);
+            note(`update(${handle}, ${JSON.stringify(change)}) folded ${done.foldedBack.join(', ')} back to the engine's base`);
+          }
+          const view = done?.view;
           if (view && ((change.feedUrl && view.feedUrl !== change.feedUrl) || (change.isSubscribed !== undefined && view.isSubscribed !== change.isSubscribed) || (change.guid && view.guid !== change.guid))) {
             violations.push(`update(${handle}, ${JSON.stringify(change)}) resolved with a view that does not show the change: ${JSON.stringify(view)}`);
           }

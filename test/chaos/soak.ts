@@ -11,7 +11,8 @@
 //            --faults SPEC   the hostile fault families (test/chaos/hostile.ts): `hostile` (all: the default),
 //                            `polite` (none: only the faults of a well-behaved world), a comma list of names
 //                            (clock,empty-2xx,html-2xx,server-urls,retry-after,redirect,upload-413,
-//                            timestamp-regress,other-tab,set-auth,dead-server), or `hostile,-clock` to leave one out
+//                            timestamp-regress,other-tab,set-auth,dead-server,slow-body,episode-cap,step-removes),
+//                            or `hostile,-clock` to leave one out
 //
 // Prints `chaos: N seeds, F failures`, and for each failure the seed, what broke and the replay command;
 // exits 1 when anything failed. Scenarios run in simulated time, so a seed's trace is the same on any

@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { openSyncDatabase } from '../../src/schema.ts';
 import type { Protocol } from '../../src/types.ts';
-import { MAX_EPISODE_BODY_BYTES } from '../../worker/gpodder/episodes.ts';
+import { MAX_ACTIONS_PER_ANSWER, MAX_EPISODE_BODY_BYTES } from '../../worker/gpodder/episodes.ts';
+import { MAX_EPISODES_PER_PULL } from '../../worker/episodes/pull.ts';
 import type { SyncEngine } from '../../worker/index.ts';
 import type { GpodderServer } from '../server/gpodder/types.ts';
 import { spyFetch, uniqueDb } from './helpers.ts';
@@ -106,6 +107,52 @@ describe('episode answers have their own cap (64 MiB), read and reduced as they 
     const later = episodeGets(s).slice(before);
     expect(later).toHaveLength(2);
     expect(later.every((r) => Number(r.query.since) > 1)).toBe(true);
+    expect(await e.episode({ podcast: feed(3), episode: media(3), guid: 'guid-3' })).toMatchObject({ position: 77 });
+  }, 60_000);
+
+  // Caps met inside the body's reader (its error wrapped by the HTTP layer): the episodes one pull holds, and
+  // the items one answer holds (here items that are no actions: ~2 MB).
+  const overCap = {
+    [`more than ${MAX_EPISODES_PER_PULL} episodes`]: { items: MAX_EPISODES_PER_PULL + 1, item: (i: number) => JSON.stringify({ podcast: feed(2), episode: media(`old-${i}`), action: 'play', timestamp: naive(DAY_AGO - 90 * DAY), position: 5 }) },
+    [`more than ${MAX_ACTIONS_PER_ANSWER} items`]: { items: MAX_ACTIONS_PER_ANSWER + 1, item: () => '0' },
+  };
+  for (const [what, { items, item }] of Object.entries(overCap)) it(`a full reconcile of ${what} is recorded as tried: later syncs never ask since=1`, async () => {
+    const s = await gpodder('opodsync');
+    subscribe(s, 20, 'gpodder');
+    s.foreign.actions([play(1, DAY_AGO, 321)]);
+    // The full answer (since=1), under the byte cap, made as it is read; other pulls are the server's.
+    const sinces: number[] = [];
+    const fetch = spyFetch(async (url, init, real) => {
+      if ((init?.method ?? 'GET') === 'GET' && /episodes/.test(url.pathname)) sinces.push(Number(url.searchParams.get('since')));
+      if ((init?.method ?? 'GET') !== 'GET' || !/episodes/.test(url.pathname) || url.searchParams.get('since') !== '1') return real(url, init);
+      let i = 0;
+      const body = new ReadableStream<Uint8Array>(
+        {
+          pull(controller) {
+            const part = [];
+            for (let k = 0; k < 2000 && i < items; k++, i++) part.push(item(i));
+            const head = i === part.length ? '{"timestamp":1732700000,"actions":[' : ',';
+            if (!part.length) {
+              controller.enqueue(new TextEncoder().encode(']}'));
+              return controller.close();
+            }
+            controller.enqueue(new TextEncoder().encode(head + part.join(',')));
+          },
+        },
+        { highWaterMark: 0 },
+      );
+      return new Response(body, { status: 200, headers: { 'Content-Type': 'application/json' } });
+    });
+    const e = engine(s, 'gpodder', { fetch });
+    const error = await e.sync().catch((x: unknown) => x);
+    expect(error).toMatchObject({ name: 'SyncError', code: 'bad-response', message: expect.stringContaining('reconcile') });
+    expect(await e.episodes()).toEqual([expect.objectContaining({ episode: expect.stringContaining(media(1)), position: 321 })]);
+    // Two more syncs: incremental pulls, both succeed, neither asks for the whole history again.
+    s.foreign.actions([play(3, Date.now() - 60_000, 77)]);
+    await e.sync();
+    await e.sync();
+    expect(sinces.filter((since) => since === 1)).toHaveLength(1);
+    expect(sinces).toHaveLength(4);
     expect(await e.episode({ podcast: feed(3), episode: media(3), guid: 'guid-3' })).toMatchObject({ position: 77 });
   }, 60_000);
 });

@@ -302,6 +302,26 @@ describe('outbox after an outage', () => {
   });
 });
 
+describe('a push carries every queued change, due or not (issue 25)', () => {
+  it('a new edit\'s push sends the changes waiting out a backoff with it, never one under a Retry-After', async () => {
+    const s = await server({ seed: 3 });
+    const e = engine(s, { retry: { baseDelay: 60_000, maxDelay: 60_000 } });
+    await e.sync();
+    const [a, b, c] = s.state().map((x) => x.guid);
+    s.failNext(1, 503, { method: 'PATCH', path: `/subscriptions/${a}` });
+    s.failNext(1, 503, { method: 'PATCH', path: `/subscriptions/${b}` }, { retryAfter: 3600 });
+    await e.update(a!, { isSubscribed: false });
+    await e.update(b!, { isSubscribed: false });
+    await until(async () => (await e.pending()).every((p) => p.attempts === 1), 3000, 'both to fail once');
+    // Not sync(): the push a local edit starts on its own. Change a waits 30 s or more for its retry; it goes now.
+    await e.update(c!, { isSubscribed: false });
+    await until(async () => s.entry(c!)?.is_subscribed === false && (await e.status()).phase === 'idle', 3000, 'the new edit to be pushed');
+    expect(s.entry(a!)?.is_subscribed).toBe(false);
+    expect(s.entry(b!)?.is_subscribed).toBe(true);
+    expect((await e.pending()).map((p) => p.guid)).toEqual([b]);
+  });
+});
+
 describe('an add whose answer was lost', () => {
   it('is never folded away, and a pull that saw it first leaves no second row', async () => {
     const s = await server();

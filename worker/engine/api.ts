@@ -12,6 +12,7 @@ import { emit, emitChange } from './events.ts';
 import { checkChange, checkDeletionId, checkFeedUrl, checkFilter, checkGuid } from './input.ts';
 import { background, cancelAll, requestSync, schedulePush } from './schedule.ts';
 import { idlePhase, setPhase, snapshot } from './status.ts';
+import { pullSoon } from './poll.ts';
 import { forwardSync } from './tabs.ts';
 
 function alive(ctx: EngineContext): void {
@@ -29,13 +30,16 @@ export async function sync(ctx: EngineContext): Promise<SyncReport> {
 }
 
 /** A local edit: durable when it resolves, announced, and pushed soon (by this tab or the leader). It binds an unbound store. */
-async function local<T>(ctx: EngineContext, edit: (store: Store) => Promise<{ result: T; changed: string[] }>): Promise<T> {
+async function local<T>(ctx: EngineContext, edit: (store: Store) => Promise<{ result: T; changed: string[] }>, unchangedIsNothing = false): Promise<T> {
   alive(ctx);
   const { result, changed } = await typed(() => edit(writer(ctx)));
-  // Every local edit writes a queue entry (or drops one: retry, discard).
+  // An update that changes no row wrote nothing: no event, no push.
+  if (unchangedIsNothing && !changed.length) return result;
+  // Every other local edit writes a queue entry (or drops one: retry, discard).
   emitChange(ctx, changed, true);
   if (ctx.leadership.isLeader) schedulePush(ctx);
   else ctx.channel.post({ type: 'queued' });
+  await ctx.lastChanceTold?.();
   return result;
 }
 
@@ -46,6 +50,7 @@ async function localEpisode(ctx: EngineContext, edit: (store: Store) => Promise<
   emitEpisodes(ctx, [{ podcast: state.podcast, episode: state.episode, ...(state.guid !== undefined ? { guid: state.guid } : {}) }]);
   if (ctx.leadership.isLeader) schedulePush(ctx);
   else ctx.channel.post({ type: 'queued' });
+  await ctx.lastChanceTold?.();
   return state;
 }
 
@@ -65,7 +70,7 @@ async function typed<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /** Build the engine's public object over its context. */
-export function createApi(ctx: EngineContext): SyncEngine {
+export function createApi(ctx: EngineContext): Omit<SyncEngine, 'onLastChance'> {
   const { store, state, clock } = ctx;
   const unsupported = (what: string) => new SyncError('unsupported', `${what} is not part of the ${ctx.transport.protocol} protocol`);
   return {
@@ -96,7 +101,7 @@ export function createApi(ctx: EngineContext): SyncEngine {
         clean.guid = ctx.transport.guidFor(clean.feedUrl);
         clean.isSubscribed ??= (await read(ctx, (s) => s.get(guid)))?.isSubscribed;
       }
-      return local(ctx, (s) => s.update(guid, clean, clock.now(), state.inFlight));
+      return local(ctx, (s) => s.update(guid, clean, clock.now(), state.inFlight), true);
     },
 
     async remove(guid: string) {
@@ -185,7 +190,8 @@ export function createApi(ctx: EngineContext): SyncEngine {
     },
 
     setVisible(visible: boolean) {
-      if (visible) return background(ctx, 'sync');
+      state.visible = visible;
+      if (visible) return pullSoon(ctx);
       // Hidden, or being unloaded: the listening state waiting out its interval goes now (the tab may not return).
       state.flushEpisodes = true;
       schedulePush(ctx, 0);

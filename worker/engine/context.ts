@@ -16,6 +16,8 @@ export interface EngineState {
   browserOnline: boolean;
   /** False after a request got no answer; true again on any answer. */
   reachable: boolean;
+  /** The page's visibility (true until told otherwise): a hidden page does not poll. */
+  visible: boolean;
   /** Set by a 401/403 until `setAuth`. */
   authPaused: boolean;
   closed: boolean;
@@ -83,4 +85,6 @@ export interface EngineContext {
   bound?: Promise<string>;
   /** Whether a status event is already queued (they are coalesced). */
   statusQueued: boolean;
+  /** Settles once the last-chance copy being built is told (see `watchLastChance`), where someone listens. */
+  lastChanceTold?: (() => Promise<void>) | undefined;
 }

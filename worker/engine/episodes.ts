@@ -67,11 +67,14 @@ export function episodeMethods(
       if (progress.total !== undefined) change.total = Math.max(1, Math.round(seconds(progress.total, 'total', 1)));
       return record(clean, { change, throttled: true });
     },
-    async markPlayed(ref: EpisodeRef, played = true): Promise<EpisodeState> {
+    async markPlayed(ref: EpisodeRef, played = true, opts?: { total?: number }): Promise<EpisodeState> {
       usable();
       const clean = checkEpisodeRef(ref);
       if (typeof played !== 'boolean') throw new SyncError('invalid', 'played must be a boolean');
-      return record(clean, { change: { played }, throttled: false });
+      if (opts !== undefined && (typeof opts !== 'object' || opts === null)) throw new SyncError('invalid', 'options are { total? }');
+      const change: LocalEpisodeChange['change'] = { played };
+      if (opts?.total !== undefined) change.total = Math.max(1, Math.round(seconds(opts.total, 'total', 1)));
+      return record(clean, { change, throttled: false });
     },
     async episode(ref: EpisodeRef): Promise<EpisodeState | undefined> {
       usable();

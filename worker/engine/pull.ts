@@ -23,10 +23,10 @@ export async function pull(ctx: EngineContext, store: Store): Promise<number> {
   let committing: Promise<void> = Promise.resolve();
   const write = async (entries: Parameters<PullSink['apply']>[0], complete: Parameters<PullSink['apply']>[1]) => {
     // A listing that restates rows may queue adds: they are stamped with this device's time.
-    const completion = complete?.restate ? { ...complete, now: ctx.clock.now() } : complete;
+    const completion = complete?.restate !== undefined ? { ...complete, now: ctx.clock.now() } : complete;
     const { result: committed, changed } = await store.applyEntries(entries, completion, fresh);
     applied += changed.length;
-    if (changed.length) emitChange(ctx, changed, completion?.restate);
+    if (changed.length) emitChange(ctx, changed, completion?.restate !== undefined);
     return committed;
   };
   const sink: PullSink = {

@@ -1,5 +1,6 @@
 // One run: pull (for a sync), then push; and what a failed run means for the schedule and the status.
-import { SyncError, isSyncError, isTransient } from '../../src/errors.ts';
+import { SyncError, isSyncError } from '../../src/errors.ts';
+import { isTransient } from '../transient.ts';
 import type { SyncReport } from '../../src/types.ts';
 import { errorInfo } from '../error-info.ts';
 import { isGatewayStatus } from '../http.ts';

@@ -65,20 +65,6 @@ export function schedulePush(ctx: EngineContext, delay = ctx.opts.pushDelay): vo
   });
 }
 
-/** Pull every `pullInterval` ms while this context leads. */
-export function startInterval(ctx: EngineContext): void {
-  const { runs, opts, clock } = ctx;
-  if (runs.interval !== undefined || opts.pullInterval <= 0 || ctx.state.closed) return;
-  const tick = () => {
-    runs.interval = clock.setTimeout(tick, opts.pullInterval);
-    // In Node a pending interval must not keep the process alive.
-    (runs.interval as { unref?: () => void }).unref?.();
-    background(ctx, 'sync');
-  };
-  runs.interval = clock.setTimeout(tick, opts.pullInterval);
-  (runs.interval as { unref?: () => void }).unref?.();
-}
-
 /** A run the engine starts itself: errors are recorded in status, never thrown at anyone. */
 export function background(ctx: EngineContext, kind: 'sync' | 'push'): void {
   const { state, runs } = ctx;

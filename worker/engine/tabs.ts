@@ -6,7 +6,7 @@ import { errorInfo } from '../error-info.ts';
 import type { EngineContext } from './context.ts';
 import { emit, emitStatus } from './events.ts';
 import { sync } from './api.ts';
-import { later, requestSync, schedulePush } from './schedule.ts';
+import { background, later, requestSync, schedulePush } from './schedule.ts';
 
 /** Handle a message from another context of the same database. */
 export function onMessage(ctx: EngineContext, message: ChannelMessage): void {
@@ -20,6 +20,9 @@ export function onMessage(ctx: EngineContext, message: ChannelMessage): void {
         ...(message.episodes ? { episodes: message.episodes } : {}),
       });
       emitStatus(ctx);
+      break;
+    case 'pull':
+      if (leadership.isLeader) background(ctx, 'sync');
       break;
     case 'queued':
       if (leadership.isLeader) schedulePush(ctx);

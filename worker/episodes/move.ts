@@ -34,6 +34,7 @@ function mergePending(target: StoredEpisode, moved: StoredEpisode): Pick<StoredE
   };
   const lastError = pendings.find((p) => p.lastError)?.lastError;
   if (lastError) pending.lastError = lastError;
+  if (pendings.some((p) => p.urgent !== undefined)) pending.urgent = pending.version;
   const first = held.reduce((a, b) => ((b.due ?? Infinity) < (a.due ?? Infinity) ? b : a));
   return { pending, due: first.due, heldAt: first.heldAt };
 }

@@ -7,7 +7,7 @@ import type { SyncError } from '../../src/errors.ts';
 import type { EpisodeRef } from '../../src/types.ts';
 import type { PlayAction } from '../gpodder/episode-wire.ts';
 import { MYGPO_PAGE, type EpisodeTransport } from '../gpodder/episodes.ts';
-import { TooLarge } from '../http-body.ts';
+import { TooLarge, isTooLarge } from '../http-body.ts';
 import { mediaKey } from './identity.ts';
 import { fromPlay, type FieldChange } from './register.ts';
 import type { EpisodeCursor, EpisodeStore } from './store.ts';
@@ -94,7 +94,7 @@ export async function pullEpisodes(transport: EpisodeTransport, store: EpisodeSt
   try {
     return await drain(transport, store, 1, cursor, now);
   } catch (error) {
-    if (!(error instanceof TooLarge)) throw error;
+    if (!isTooLarge(error)) throw error;
     // Too large to read whole (the cap bounds the wait; the reduction bounds memory): nothing of it is written.
     // The attempt counts as this interval's reconcile, written first so that no run asks for everything again
     // before a whole interval has passed (not even after the incremental pull below fails), and pulls go on

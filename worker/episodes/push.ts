@@ -1,9 +1,11 @@
-// Push listening state: every due episode's one pending change as a `play` action, in uploads of at most 100
+// Push listening state: once one episode's change is due, every pending one (a backoff or the progress interval
+// delays an upload, not what it carries; a server's Retry-After does) as a `play` action, in uploads of at most 100
 // (mygpo hands bigger ones to a background queue), each settled on its own answer. An upload the server
 // refuses whole is split until the refused episode is found, as subscription uploads are; so is one answered
 // 5xx three times in a row (a server that chokes on one action, as the Nextcloud app on a media URL over 500
 // characters, must not hold the others back).
-import { SyncError, isSyncError, isTransient } from '../../src/errors.ts';
+import { SyncError, isSyncError } from '../../src/errors.ts';
+import { isTransient } from '../transient.ts';
 import type { StoredEpisode } from '../../src/schema.ts';
 import type { Clock, EpisodeRef } from '../../src/types.ts';
 import { backoffDelay, type Backoff } from '../backoff.ts';
@@ -63,7 +65,7 @@ export function playAction(row: StoredEpisode, device: string): WirePlayAction {
 
 /** Upload every due episode change; resolves with how many the server took. */
 export async function pushEpisodes(ctx: EpisodePushContext): Promise<number> {
-  const due = (await ctx.store.due(ctx.now(), ctx.flush)).filter((row) => ctx.subscribed(row.podcast));
+  const due = await ctx.store.due(ctx.now(), ctx.flush, ctx.subscribed);
   const push: PushState = { accepted: false, fails: new Map() };
   let pushed = 0;
   for (let i = 0; i < due.length && !ctx.halted(); i += MAX_ACTIONS_PER_UPLOAD) {
@@ -145,9 +147,10 @@ async function sendSplitting(ctx: EpisodePushContext, push: PushState, batch: Ep
     // Transient trouble, or a 2xx that is not the answer: keep them queued and back off; nothing is lost. The
     // backoff is written before any split is tried, so a split cut short by anything keeps it.
     const attempts = Math.max(...batch.map((u) => u.row.pending!.attempts));
-    const retryAt = ctx.now() + backoffDelay(ctx.backoff, attempts, error.retryAfter, ctx.clock.random);
+    const now = ctx.now();
+    const retryAt = now + backoffDelay(ctx.backoff, attempts, error.retryAfter, ctx.clock.random);
     ctx.onError(error);
-    await settle(ctx, batch, { error: errorInfo(error), retryAt });
+    await settle(ctx, batch, { error: errorInfo(error), retryAt, ...(error.retryAfter === undefined ? {} : { serverHold: now + error.retryAfter }) });
     if (error.code !== 'server') return isTransient(error) ? 'stop' : 0;
     for (const u of batch) push.fails.set(u.row.id, (push.fails.get(u.row.id) ?? 0) + 1);
     if (choked) return { unproven: error };

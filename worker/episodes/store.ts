@@ -80,15 +80,15 @@ function withFields(row: StoredEpisode, fields: EpisodeFields): StoredEpisode {
 /**
  * A local change as it is recorded, a `play` like any other (register.ts `fromPlay`): progress keeps the last
  * known total when given none, is clamped to it and is played when it reached it (short of it, it un-plays);
- * played sets the position to the total (which must be known: `invalid` otherwise), unplayed to 0. Undefined
+ * played sets the position to the total (given with it, else known: `invalid` otherwise), unplayed to 0. Undefined
  * when it changes nothing (marking what already holds: no upload).
  */
 function settledChange(row: StoredEpisode, given: FieldChange): FieldChange | undefined {
   const total = given.total ?? row.total?.value;
   if (given.played === true) {
     if (total === undefined) throw new SyncError('invalid', "markPlayed(ref, true) needs the episode's length: call setProgress with a total first");
-    if (row.played?.value === true && row.position?.value === total) return undefined;
-    return { played: true, position: total };
+    if (row.played?.value === true && row.position?.value === total && (given.total === undefined || row.total?.value === total)) return undefined;
+    return given.total === undefined ? { played: true, position: total } : { played: true, position: total, total };
   }
   if (given.played === false) {
     if (row.played?.value === false && (row.position?.value ?? 0) === 0) return undefined;
@@ -186,6 +186,8 @@ export function createEpisodeStore({ db, transact }: StoreCore) {
         // Where this stretch began: the position before the first change not yet uploaded.
         const from = held ? held.from : row.position?.value;
         if (from !== undefined) next.pending.from = from;
+        const urgent = local.throttled ? held?.urgent : next.pending.version;
+        if (urgent !== undefined) next.pending.urgent = urgent;
         delete next.error;
         // Progress waits out the interval since this episode's last upload (never longer, whatever the clock did).
         const throttledUntil = next.sentAt === undefined || next.sentAt > now ? now : Math.min(next.sentAt + interval, now + interval);
@@ -259,12 +261,16 @@ export function createEpisodeStore({ db, transact }: StoreCore) {
     },
 
     /**
-     * Rows with a pending change due by `now` (every pending one when flushing), oldest change first. A wait set
-     * after `now` (the clock stepped back) is over rather than stretched.
+     * The pending changes of feeds `eligible` allows that an upload at `now` carries, oldest change first: none
+     * until one is due, then every one not held by the server (a backoff or the progress interval delays an
+     * upload, not what it carries: progress riding along saves its own upload later); every one when flushing. A
+     * wait set after `now` (the clock stepped back) is over rather than stretched.
      */
-    async due(now: number, flush: boolean): Promise<StoredEpisode[]> {
+    async due(now: number, flush: boolean, eligible: (podcast: string) => boolean): Promise<StoredEpisode[]> {
       const rows = await transact('r', tables(db.episodes), () => db.episodes.where('due').aboveOrEqual(-Infinity).toArray());
-      return rows.filter((r) => r.pending && (flush || holdOver(r.due, r.heldAt, now))).sort((a, b) => a.pending!.at - b.pending!.at);
+      const pending = rows.filter((r) => r.pending && eligible(r.podcast));
+      if (!flush && !pending.some((r) => holdOver(r.due, r.heldAt, now))) return [];
+      return pending.filter((r) => flush || holdOver(r.pending!.serverHold, r.heldAt, now)).sort((a, b) => a.pending!.at - b.pending!.at);
     },
 
     /** The earliest due time of a pending change whose feed `eligible` allows (for the push timer). */
@@ -281,7 +287,7 @@ export function createEpisodeStore({ db, transact }: StoreCore) {
     },
 
     /** Settle uploads: the server took them (`error` absent), refused them for good, or they wait until `retryAt`. */
-    async settle(uploads: readonly EpisodeUpload[], now: number, interval: number, outcome: { error?: ErrorInfo; retryAt?: number }): Promise<EpisodeRef[]> {
+    async settle(uploads: readonly EpisodeUpload[], now: number, interval: number, outcome: { error?: ErrorInfo; retryAt?: number; serverHold?: number }): Promise<EpisodeRef[]> {
       return transact('rw', tables(db.episodes), async () => {
         const rows = await db.episodes.bulkGet(uploads.map((u) => u.row.id));
         const out: StoredEpisode[] = [];
@@ -298,6 +304,8 @@ export function createEpisodeStore({ db, transact }: StoreCore) {
             const serverErrors = outcome.error?.code === 'server' ? (row.pending.serverErrors ?? 0) + 1 : outcome.error?.status === undefined ? row.pending.serverErrors : 0;
             if (serverErrors) next.pending.serverErrors = serverErrors;
             else delete next.pending.serverErrors;
+            if (outcome.serverHold !== undefined) next.pending.serverHold = outcome.serverHold;
+            else delete next.pending.serverHold;
             next.due = outcome.retryAt;
             next.heldAt = now;
           } else if (same) {
@@ -307,11 +315,12 @@ export function createEpisodeStore({ db, transact }: StoreCore) {
             if (outcome.error) next.error = outcome.error;
             else next.sentAt = now;
           } else {
-            // Edited while it was on its way: the newer version goes after the interval (or a flush).
+            // Edited while it was on its way: the newer version goes after the interval (or a flush), unless a part
+            // of it does not wait for the interval (a played mark made meanwhile): that goes at the next push.
             next.pending = { ...row.pending };
             delete next.pending.serverErrors;
             next.sentAt = now;
-            next.due = Math.max(row.due ?? now, now + interval);
+            next.due = (row.pending.urgent ?? 0) > upload.version ? Math.min(row.due ?? now, now) : Math.max(row.due ?? now, now + interval);
             next.heldAt = now;
           }
           // The server stores the episode under the URL its answer named: found and sent by it from then on (unless

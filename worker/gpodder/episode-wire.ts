@@ -2,6 +2,7 @@
 // one timestamp form every server accepts.
 import { SyncError } from '../../src/errors.ts';
 import { feedUrlOf } from '../feed-url.ts';
+import { TooLarge } from '../http-body.ts';
 import { createListReader } from '../json-stream.ts';
 import { parseTimestamp } from '../time.ts';
 
@@ -105,7 +106,8 @@ function actionTaker(take: (action: PlayAction) => void, maxActions: number) {
   let skipped = 0;
   return {
     item(value: unknown): void {
-      if (++count > maxActions) throw bad(`more than ${maxActions} actions in one answer`);
+      // A cap, as the body's bytes are: a reconcile past it is recorded as tried (see `pullEpisodes`).
+      if (++count > maxActions) throw new TooLarge(`episode actions: more than ${maxActions} actions in one answer`);
       // undefined: an item too long to be an action, never parsed (skipped); null: another kind (ignored).
       const action = value === undefined ? undefined : parseAction(value);
       if (action) take(action);

@@ -1,6 +1,7 @@
 // Episode actions over gPodder v2 and the Nextcloud app: one pull request per page, one upload per batch.
 import { SyncError } from '../../src/errors.ts';
-import type { Http } from '../http.ts';
+import type { LastChanceRequest } from '../../src/protocol.ts';
+import { lastChanceRequest, type Http } from '../http.ts';
 import { episodeActionsReader, type EpisodeAnswer, type PlayAction, type WirePlayAction } from './episode-wire.ts';
 import { renames } from './renames.ts';
 import { parseUploaded } from './wire.ts';
@@ -27,6 +28,8 @@ export interface EpisodeTransport {
   pull(since: number, take: (action: PlayAction) => void): Promise<EpisodeAnswer>;
   /** Upload actions (at most 100); resolves once the server took them all, else throws a `SyncError`. */
   send(actions: readonly WirePlayAction[]): Promise<EpisodeUploaded>;
+  /** The upload `send` would make, for the page to send as it goes away (every server takes an action twice harmlessly). */
+  lastChance?(actions: readonly WirePlayAction[]): LastChanceRequest;
 }
 
 /** The episode-action endpoints of a dialect (`user` as the subscription paths name it). */
@@ -39,6 +42,7 @@ export function episodePaths(protocol: 'gpodder' | 'nextcloud', user: string): {
 /** Create the episode side of the gPodder transport. */
 export function createEpisodeTransport(http: Http, paths: () => { pull: string; upload: string }, ready: () => Promise<void>): EpisodeTransport {
   return {
+    lastChance: (actions) => lastChanceRequest('POST', paths().upload, actions),
     async pull(since, take) {
       await ready();
       const reader = episodeActionsReader(take, MAX_ACTIONS_PER_ANSWER);

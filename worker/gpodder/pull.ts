@@ -46,10 +46,15 @@ export const CLOCK_JUMP = 300;
  *
  * `behind` (s) is the newest time the server gave before its clock went back. Until its clock passes it again,
  * its full listing may hide what it stamped later (mygpo lists nothing after its "now"): a subscribed row it
- * leaves out is said again, not tombstoned. Once it passes, a window from before that time mixes changes stamped
- * on both sides of the step (mygpo nets them by their stamps), so the pull reads one full listing instead. So
- * does a pull whose answer's clock moved on more than this device's since the last one (`CLOCK_JUMP`): that is
- * a server clock coming back from a step this store did not see (it was cleared, or opened, meanwhile).
+ * leaves out whose server word is later than the listing's time is said again, not tombstoned (every such row,
+ * when the clock went back again before it caught up: the hidden stretch then reaches back past the stamps
+ * this store holds). Once it passes, a window from before that time mixes changes stamped on both sides of the
+ * step (mygpo nets them by their stamps), so the pull reads one full listing instead. So does a pull whose
+ * answer's clock moved on more than this device's since the last one (`CLOCK_JUMP`): that is a server clock
+ * coming back from a step this store did not see (it was cleared, or opened, meanwhile).
+ *
+ * A full listing read for any of these is the server's word (`RemoteEntry.authoritative`): what it lists
+ * applies to every row whatever the stamps stored from the other side of the step say.
  */
 export async function pullGpodder(http: Http, path: string, sink: PullSink, memo: PullMemo = { marks: [], offset: 0 }, now = 0): Promise<PullResult> {
   const { marks } = memo;
@@ -66,18 +71,25 @@ export async function pullGpodder(http: Http, path: string, sink: PullSink, memo
   // step again (or jumped): a window would mix stamps from both sides. Either way, ask for everything, as a
   // first pull does.
   const regressed = !answers;
+  /** Whether this is a full listing read because the server's clock stepped. */
+  let stepped = false;
+  /** With a listing from a server whose clock went back: rows whose server word is later than this may be hidden. */
+  let restate: number | undefined;
   if (!answers || (behind !== undefined ? newest(answers) >= behind : jumped(memo.last, newest(answers), now))) {
+    stepped = true;
     since = 0;
     windows = [0];
     answers = (await ask(http, path, windows))!;
     if (regressed) {
+      // The listing's time on the store's timeline (the offset it held until now).
+      restate = memo.behind !== undefined ? 0 : answers[0]!.timestamp * 1000 + offset;
       const before = Math.max(sink.cursor ?? 0, ...marks.map((m) => m * 1000));
       offset = Math.max(offset, offset + before - answers[0]!.timestamp * 1000 + 1000);
       behind = Math.max(behind ?? 0, Math.floor(before / 1000));
     } else behind = undefined;
   }
   const entries = new Map<string, RemoteEntry>();
-  for (const changes of answers) collect(changes, entries, offset);
+  for (const changes of answers) collect(changes, entries, offset, stepped);
   // The next `since` is the newest answer's own clock (never the old cursor: that one may be a reset server's past).
   const cursor = newest(answers) * 1000;
   // Everything since 0 is the whole list: a row it does not name has no record on the server (into an empty
@@ -87,7 +99,7 @@ export async function pullGpodder(http: Http, path: string, sink: PullSink, memo
   const all = [...entries.values()].sort((a, b) => Number(a.standalone !== true) - Number(b.standalone !== true));
   const batches = Array.from({ length: Math.max(1, Math.ceil(all.length / PULL_BATCH)) }, (_, i) => all.slice(i * PULL_BATCH, (i + 1) * PULL_BATCH));
   for (const batch of batches.slice(0, -1)) await sink.apply(batch);
-  const committed = await sink.apply(batches[batches.length - 1]!, { cursor, ...(listed ? { listed, restate: regressed || behind !== undefined } : {}) });
+  const committed = await sink.apply(batches[batches.length - 1]!, { cursor, ...(listed ? { listed, ...(restate === undefined ? {} : { restate }) } : {}) });
   sink.progress({ pages: windows.length, entries: entries.size });
   const next: PullResult['memo'] = { offset, last: { timestamp: cursor / 1000, at: now } };
   if (behind !== undefined) next.behind = behind;
@@ -113,13 +125,13 @@ async function ask(http: Http, path: string, windows: readonly number[]): Promis
 }
 
 /** Fold one answer into the entries (a later answer's word on a URL replaces an earlier one's). */
-function collect(changes: WireChanges, entries: Map<string, RemoteEntry>, offset: number): void {
+function collect(changes: WireChanges, entries: Map<string, RemoteEntry>, offset: number, authoritative: boolean): void {
   // The answer is the server's state at its `timestamp`: every entry is stamped with it (and ordered by it, on
   // the timeline kept across the server's clock going back).
   const stamp = formatTimestamp(changes.timestamp * 1000);
   const at = changes.timestamp * 1000 + offset;
   const put = (url: string, isSubscribed: boolean) =>
-    entries.set(url, { guid: url, feedUrl: url, isSubscribed, subscriptionChanged: stamp, at, dataAt: at, standalone: true });
+    entries.set(url, { guid: url, feedUrl: url, isSubscribed, subscriptionChanged: stamp, at, dataAt: at, standalone: true, ...(authoritative ? { authoritative } : {}) });
   for (const url of changes.add) put(url, true);
   // A URL in both lists (a server that does not net them out) ends removed, as opodsync stores it.
   for (const url of changes.remove) put(url, false);

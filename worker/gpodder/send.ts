@@ -4,7 +4,8 @@
 // or 413 from a body limit in front of it) is split until the refused changes are found, so the good ones go.
 import { SyncError, isSyncError } from '../../src/errors.ts';
 import type { StoredChange } from '../../src/schema.ts';
-import type { Http } from '../http.ts';
+import type { LastChanceRequest } from '../../src/protocol.ts';
+import { lastChanceRequest, type Http } from '../http.ts';
 import { formatTimestamp } from '../time.ts';
 import type { SendItem, SendOutcome } from '../transport.ts';
 import { renames } from './renames.ts';
@@ -77,8 +78,11 @@ const own = (owners: Owners, url: string, row: string, on: boolean) => {
 };
 const other = (owners: Owners, url: string, row: string) => [...(owners.get(url) ?? [])].some((r) => r !== row);
 
-/** Send changes as uploads of at most MAX_UPLOAD_URLS (splitting one the server refuses whole). */
-export async function sendGpodder(http: Http, path: string, items: readonly SendItem[], uploaded: (timestamp: number) => void, offset = 0): Promise<SendOutcome[]> {
+/**
+ * Fold items into per-subscription units of list operations; `outcomes` gets what is not sent this time (deferred,
+ * or an error) and `units` what goes.
+ */
+function fold(items: readonly SendItem[]): { outcomes: Map<StoredChange, SendOutcome>; units: Unit[] } {
   const outcomes = new Map<StoredChange, SendOutcome>();
   const units = new Map<string, Unit>();
   const adds: Owners = new Map();
@@ -121,8 +125,22 @@ export async function sendGpodder(http: Http, path: string, items: readonly Send
     }
     unit.items.push(item);
   }
+  return { outcomes, units: [...units.values()] };
+}
+
+/** The upload body of some units. */
+const uploadBody = (batch: Unit[]): WireUpload => ({ add: [...new Set(batch.flatMap((u) => [...u.add]))], remove: [...new Set(batch.flatMap((u) => [...u.remove]))] });
+
+/** The uploads `sendGpodder` would make for these items (adding or removing a URL twice is harmless). */
+export function lastChanceGpodder(path: string, items: readonly SendItem[]): LastChanceRequest[] {
+  return chunks(fold(items).units).map((batch) => lastChanceRequest('POST', path, uploadBody(batch)));
+}
+
+/** Send changes as uploads of at most MAX_UPLOAD_URLS (splitting one the server refuses whole). */
+export async function sendGpodder(http: Http, path: string, items: readonly SendItem[], uploaded: (timestamp: number) => void, offset = 0): Promise<SendOutcome[]> {
+  const { outcomes, units } = fold(items);
   const judge: Judge = (item, answer) => outcomeOf(item, answer, offset);
-  for (const chunk of chunks([...units.values()])) await upload(http, path, chunk, outcomes, uploaded, judge);
+  for (const chunk of chunks(units)) await upload(http, path, chunk, outcomes, uploaded, judge);
   return items.map((item) => outcomes.get(item.change)!);
 }
 
@@ -150,7 +168,7 @@ type Judge = (item: SendItem, answer: WireUploaded) => SendOutcome;
 
 async function upload(http: Http, path: string, batch: Unit[], outcomes: Map<StoredChange, SendOutcome>, uploaded: (timestamp: number) => void, judge: Judge): Promise<void> {
   if (!batch.length) return;
-  const body: WireUpload = { add: [...new Set(batch.flatMap((u) => [...u.add]))], remove: [...new Set(batch.flatMap((u) => [...u.remove]))] };
+  const body = uploadBody(batch);
   try {
     const response = await http.request('POST', http.url(path), body);
     let answer: WireUploaded;

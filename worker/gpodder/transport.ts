@@ -5,7 +5,7 @@ import type { Transport } from '../transport.ts';
 import { createEpisodeTransport, episodePaths } from './episodes.ts';
 import { gpodderPaths } from './paths.ts';
 import { pullGpodder, type PullMemo } from './pull.ts';
-import { sendGpodder } from './send.ts';
+import { lastChanceGpodder, sendGpodder } from './send.ts';
 
 /** What the gPodder transport needs from the engine. */
 export interface GpodderOptions {
@@ -83,6 +83,7 @@ export function createGpodderTransport(options: GpodderOptions): Transport {
       const left = (await loadMemo()).marks.filter((m) => !memo.marks.includes(m));
       await saveMemo({ ...result.memo, marks: left });
     },
+    lastChance: (items) => lastChanceGpodder(paths().upload, items),
     async send(items) {
       await register();
       const uploads: number[] = [];

@@ -1,7 +1,9 @@
 // Open Podcast API push: one request per queued change (POST adds, PATCH updates, DELETE and its job).
 import { SyncError, isSyncError } from '../../src/errors.ts';
 import { isGuid } from '../guid.ts';
-import type { Http } from '../http.ts';
+import { lastChanceRequest, type Http } from '../http.ts';
+import type { LastChanceRequest } from '../../src/protocol.ts';
+import type { StoredChange } from '../../src/schema.ts';
 import type { SendItem, SendOutcome } from '../transport.ts';
 import { toAddedEntry, toUpdateResult } from './entries.ts';
 import { parseAddResult, parseDeletion, parseDeletionAccepted, parseUpdateResult, type WireUpdateRequest } from './wire.ts';
@@ -14,6 +16,33 @@ function read<T>(response: { status: number; body: unknown }, parse: (body: unkn
     const message = error instanceof Error ? error.message : String(error);
     throw new SyncError('bad-response', message, { status: response.status });
   }
+}
+
+/** The PATCH body of an update: only the fields it sets. */
+function patchBody(change: StoredChange): WireUpdateRequest {
+  const c = change.change ?? {};
+  const body: WireUpdateRequest = {};
+  if (c.feedUrl !== undefined) body.new_feed_url = c.feedUrl;
+  if (c.guid !== undefined) body.new_guid = c.guid;
+  if (c.isSubscribed !== undefined) body.is_subscribed = c.isSubscribed;
+  return body;
+}
+
+/**
+ * The last-chance requests for queued changes: a PATCH sets the same fields again, a DELETE of a deleted entry
+ * is answered 404/410 (done, to the outbox). A guid change is left out (its old guid then leads to the new one,
+ * which the next open would be told to rename again), and so is an add: a POST whose answer nobody reads may
+ * create the feed under a guid the server chose, and the next open's pull would list it before the queued add's
+ * own POST is answered; adds wait for the next open instead of depending on how those two meet.
+ */
+export function lastChanceOpa(items: readonly SendItem[]): LastChanceRequest[] {
+  const out: LastChanceRequest[] = [];
+  for (const { change, target } of items) {
+    if (change.kind === 'add' || change.state !== 'queued' || change.change?.guid !== undefined || target === undefined || !isGuid(target)) continue;
+    const path = `subscriptions/${encodeURIComponent(target)}`;
+    out.push(change.kind === 'remove' ? lastChanceRequest('DELETE', path) : lastChanceRequest('PATCH', path, patchBody(change)));
+  }
+  return out;
 }
 
 /** Send one change; every `SyncError` becomes an outcome (the outbox classifies it). */
@@ -54,12 +83,7 @@ async function request(http: Http, { change, target }: SendItem): Promise<SendOu
   const path = `subscriptions/${encodeURIComponent(target)}`;
 
   if (change.kind === 'update') {
-    const c = change.change ?? {};
-    const body: WireUpdateRequest = {};
-    if (c.feedUrl !== undefined) body.new_feed_url = c.feedUrl;
-    if (c.guid !== undefined) body.new_guid = c.guid;
-    if (c.isSubscribed !== undefined) body.is_subscribed = c.isSubscribed;
-    const response = await http.request('PATCH', http.url(path), body);
+    const response = await http.request('PATCH', http.url(path), patchBody(change));
     return { type: 'updated', result: toUpdateResult(read(response, parseUpdateResult)) };
   }
 

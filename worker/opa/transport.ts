@@ -3,7 +3,7 @@ import type { Clock, DeletionStatus } from '../../src/types.ts';
 import type { Http } from '../http.ts';
 import type { Transport } from '../transport.ts';
 import { pullOpa } from './pull.ts';
-import { sendOpa } from './send.ts';
+import { lastChanceOpa, sendOpa } from './send.ts';
 import { parseDeletion } from './wire.ts';
 
 /** ms of server time re-fetched before the cursor (second-precision servers, commit-order gaps). */
@@ -20,6 +20,7 @@ export function createOpaTransport(http: Http, clock: Clock, pageSize: number): 
     guidChanges: true,
     pull: (sink) => pullOpa({ http, clock, pageSize, overlap: PULL_OVERLAP, overlapEntries: OVERLAP_ENTRIES, maxDrains: MAX_DRAINS }, sink),
     send: (items) => Promise.all(items.map((item) => sendOpa(http, item))),
+    lastChance: lastChanceOpa,
     async deletion(id: number): Promise<DeletionStatus> {
       const status = parseDeletion((await http.request('GET', http.url(`deletions/${id}`))).body);
       const result: DeletionStatus = { deletionId: status.deletion_id, status: status.status };

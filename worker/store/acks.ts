@@ -6,6 +6,7 @@ import type { Hold } from '../hold.ts';
 import { formatTimestamp, parseTimestamp } from '../time.ts';
 import type { AddedEntry, UpdateResult } from '../transport.ts';
 import type { StoreCore } from './core.ts';
+import type { Workset } from './workset.ts';
 
 /** Edit fields of a stored change (found by id; `undefined` removes a field) and re-derive its row. */
 export function patchChange({ edit }: StoreCore, sent: StoredChange, fields: Partial<StoredChange>) {
@@ -22,64 +23,89 @@ export function patchChange({ edit }: StoreCore, sent: StoredChange, fields: Par
 
 const ms = (value: string | undefined): number => (value === undefined ? 0 : (parseTimestamp(value) ?? 0));
 
+/** An add was answered: the server's entry becomes the base; the change goes if it was not edited meanwhile. */
+async function ackAddIn(ws: Workset, sent: StoredChange, item: AddedEntry): Promise<void> {
+  const current = await ws.loadChange(sent.id!);
+  if (!current) return;
+  await ws.preload([item.guid]);
+  const row = ws.row(current.guid);
+  const at = ms(item.subscriptionChanged);
+  const base: ServerBase = {
+    ...(row?.base ?? {}),
+    guid: item.guid,
+    feedUrl: item.feedUrl,
+    isSubscribed: item.isSubscribed,
+    at: Math.max(at, row?.base?.at ?? 0),
+    dataAt: Math.max(at, row?.base?.dataAt ?? 0),
+  };
+  delete base.deleted;
+  if (item.subscriptionChanged !== undefined) base.subscriptionChanged = item.subscriptionChanged;
+  // Base first (this may re-key the row and its changes onto the server's guid), then drop what was sent.
+  ws.setBase(current.guid, base);
+  if (current.version === sent.version) ws.deleteChange(current);
+}
+
+/** An update was answered: what was sent is now the server's state (last write wins there). */
+async function ackUpdateIn(ws: Workset, sent: StoredChange, result: UpdateResult): Promise<void> {
+  const current = await ws.loadChange(sent.id!);
+  if (!current) return;
+  const newGuid = result.newGuid ?? sent.change?.guid;
+  if (newGuid !== undefined) await ws.preload([newGuid]);
+  const row = ws.row(current.guid);
+  if (!row?.base) {
+    if (current.version === sent.version) ws.deleteChange(current);
+    return;
+  }
+  const change = sent.change ?? {};
+  const base: ServerBase = { ...row.base };
+  base.feedUrl = result.feedUrl ?? change.feedUrl ?? base.feedUrl;
+  base.isSubscribed = result.isSubscribed ?? change.isSubscribed ?? base.isSubscribed;
+  if (newGuid !== undefined && newGuid !== base.guid) {
+    ws.alias(base.guid, newGuid);
+    base.guid = newGuid;
+  }
+  if (result.subscriptionChanged !== undefined) {
+    base.subscriptionChanged = result.subscriptionChanged;
+    base.dataAt = Math.max(base.dataAt, ms(result.subscriptionChanged));
+  }
+  if (result.guidChanged !== undefined) base.guidChanged = result.guidChanged;
+  base.at = Math.max(base.at, ms(result.subscriptionChanged), ms(result.guidChanged));
+  ws.setBase(current.guid, base);
+  if (current.version === sent.version) ws.deleteChange(current);
+}
+
+/** The deletion is done (or the server had nothing to delete): the row becomes a tombstone, the edits held behind it go. */
+async function ackDeletedIn(ws: Workset, sent: StoredChange, now: number): Promise<void> {
+  const current = await ws.loadChange(sent.id!);
+  if (!current) return;
+  const row = ws.row(current.guid);
+  const held = ws.changes(current.guid).filter((c) => c.held && c.state === 'queued');
+  // No server timestamp is known yet: keep `at` so the next pull's entry (with the server's time) wins.
+  if (row?.base) ws.setBase(current.guid, { ...row.base, deleted: row.base.deleted ?? formatTimestamp(now) });
+  ws.deleteChange(current);
+  // `guid` of each is kept in step with the row's key by the workset, however dropping one re-keys it.
+  for (const change of held) ws.deleteChange(change);
+}
+
+/** A change the server took, and what it answered. */
+export type Ack = { sent: StoredChange } & ({ type: 'added'; entry: AddedEntry } | { type: 'updated'; result: UpdateResult } | { type: 'deleted'; now: number });
+
+/** Settle one acknowledgement inside a unit of work. */
+function ackIn(ws: Workset, ack: Ack): Promise<void> {
+  if (ack.type === 'added') return ackAddIn(ws, ack.sent, ack.entry);
+  if (ack.type === 'updated') return ackUpdateIn(ws, ack.sent, ack.result);
+  return ackDeletedIn(ws, ack.sent, ack.now);
+}
+
 /** The store's acknowledgements. */
 export function createAcks(core: StoreCore) {
   const { db, edit } = core;
   return {
     /** An add was answered: the server's entry becomes the base; the change goes if it was not edited meanwhile. */
-    async ackAdd(sent: StoredChange, item: AddedEntry) {
-      return edit(async (ws) => {
-        const current = await ws.loadChange(sent.id!);
-        if (!current) return;
-        await ws.preload([item.guid]);
-        const row = ws.row(current.guid);
-        const at = ms(item.subscriptionChanged);
-        const base: ServerBase = {
-          ...(row?.base ?? {}),
-          guid: item.guid,
-          feedUrl: item.feedUrl,
-          isSubscribed: item.isSubscribed,
-          at: Math.max(at, row?.base?.at ?? 0),
-          dataAt: Math.max(at, row?.base?.dataAt ?? 0),
-        };
-        delete base.deleted;
-        if (item.subscriptionChanged !== undefined) base.subscriptionChanged = item.subscriptionChanged;
-        // Base first (this may re-key the row and its changes onto the server's guid), then drop what was sent.
-        ws.setBase(current.guid, base);
-        if (current.version === sent.version) ws.deleteChange(current);
-      });
-    },
+    ackAdd: (sent: StoredChange, item: AddedEntry) => edit((ws) => ackAddIn(ws, sent, item)),
 
     /** An update was answered: what was sent is now the server's state (last write wins there). */
-    async ackUpdate(sent: StoredChange, result: UpdateResult) {
-      return edit(async (ws) => {
-        const current = await ws.loadChange(sent.id!);
-        if (!current) return;
-        const newGuid = result.newGuid ?? sent.change?.guid;
-        if (newGuid !== undefined) await ws.preload([newGuid]);
-        const row = ws.row(current.guid);
-        if (!row?.base) {
-          if (current.version === sent.version) ws.deleteChange(current);
-          return;
-        }
-        const change = sent.change ?? {};
-        const base: ServerBase = { ...row.base };
-        base.feedUrl = result.feedUrl ?? change.feedUrl ?? base.feedUrl;
-        base.isSubscribed = result.isSubscribed ?? change.isSubscribed ?? base.isSubscribed;
-        if (newGuid !== undefined && newGuid !== base.guid) {
-          ws.alias(base.guid, newGuid);
-          base.guid = newGuid;
-        }
-        if (result.subscriptionChanged !== undefined) {
-          base.subscriptionChanged = result.subscriptionChanged;
-          base.dataAt = Math.max(base.dataAt, ms(result.subscriptionChanged));
-        }
-        if (result.guidChanged !== undefined) base.guidChanged = result.guidChanged;
-        base.at = Math.max(base.at, ms(result.subscriptionChanged), ms(result.guidChanged));
-        ws.setBase(current.guid, base);
-        if (current.version === sent.version) ws.deleteChange(current);
-      });
-    },
+    ackUpdate: (sent: StoredChange, result: UpdateResult) => edit((ws) => ackUpdateIn(ws, sent, result)),
 
     /** A deletion was accepted: keep the deletion id and poll it once `hold` is over. */
     async deletionAccepted(sent: StoredChange, deletionId: number, hold: Hold) {
@@ -87,19 +113,13 @@ export function createAcks(core: StoreCore) {
     },
 
     /** The deletion is done (or the server had nothing to delete): the row becomes a tombstone, the edits held behind it go. */
-    async ackDeleted(sent: StoredChange, now: number) {
-      return edit(async (ws) => {
-        const current = await ws.loadChange(sent.id!);
-        if (!current) return;
-        const row = ws.row(current.guid);
-        const held = ws.changes(current.guid).filter((c) => c.held && c.state === 'queued');
-        // No server timestamp is known yet: keep `at` so the next pull's entry (with the server's time) wins.
-        if (row?.base) ws.setBase(current.guid, { ...row.base, deleted: row.base.deleted ?? formatTimestamp(now) });
-        ws.deleteChange(current);
-        // `guid` of each is kept in step with the row's key by the workset, however dropping one re-keys it.
-        for (const change of held) ws.deleteChange(change);
-      });
-    },
+    ackDeleted: (sent: StoredChange, now: number) => edit((ws) => ackDeletedIn(ws, sent, now)),
+
+    /** The acknowledgements of one upload, in order, in one transaction (one upload may carry every change queued). */
+    acks: (done: readonly Ack[]) =>
+      edit(async (ws) => {
+        for (const ack of done) await ackIn(ws, ack);
+      }),
 
     /**
      * Move a change to `failed()` (the view falls back to the server's state). A refused add that the app has
@@ -125,6 +145,21 @@ export function createAcks(core: StoreCore) {
     /** Keep a change queued and try again once `hold` is over (a hold without `serverHold` clears an old one). */
     async later(sent: StoredChange, hold: Hold, lastError: ErrorInfo | undefined) {
       return patchChange(core, sent, { attempts: sent.attempts + 1, serverHold: undefined, ...hold, ...(lastError ? { lastError } : {}) });
+    },
+
+    /** `later` for the changes of one upload, in one transaction (one upload may carry every change queued). */
+    async laterAll(waits: readonly { sent: StoredChange; hold: Hold; lastError: ErrorInfo }[]) {
+      return edit(async (ws) => {
+        await ws.preload(waits.map((w) => w.sent.guid));
+        for (const { sent, hold, lastError } of waits) {
+          // Found among its row's changes, read in bulk above (by id when a re-key moved it elsewhere).
+          const current = ws.changes(ws.resolve(sent.guid)).find((c) => c.id === sent.id) ?? (await ws.loadChange(sent.id!));
+          if (!current) continue;
+          delete current.serverHold;
+          Object.assign(current, { attempts: sent.attempts + 1, ...hold, lastError });
+          ws.putChange(current);
+        }
+      });
     },
 
     /** Edit fields of a stored change and re-derive its row. */

@@ -1,16 +1,41 @@
 // The app's local edits: each one and its queue entry are written in one transaction, and the view the app
 // gets back is the row as that transaction leaves it.
 import { SyncError } from '../../src/errors.ts';
-import type { StoredChange } from '../../src/schema.ts';
+import type { ServerBase, StoredChange } from '../../src/schema.ts';
 import type { Subscription, SubscriptionChange } from '../../src/types.ts';
 import { patchChange } from './acks.ts';
 import type { StoreCore } from './core.ts';
-import { toSubscription } from './view.ts';
+import { changesNothing, fold, keyFor, toSubscription } from './view.ts';
 import type { Workset } from './workset.ts';
 
 /** A fresh queue entry. */
 export function queued(fields: Pick<StoredChange, 'guid' | 'kind'> & Partial<StoredChange>, now: number): StoredChange {
   return { state: 'queued', version: 1, attempts: 0, notBefore: 0, createdAt: now, ...fields };
+}
+
+/** A row's state before its queued changes after `earlier` (its guid unknown without a server base). */
+function before(base: ServerBase | undefined, earlier: readonly StoredChange[]) {
+  return { ...fold(base, earlier), guid: base ? keyFor(base, earlier, base.guid) : undefined };
+}
+
+/**
+ * Fold the flag changes queued behind a queued update into it, once neither is in flight: they queued apart only
+ * because it was on its way when they were made. Without this, every edit made while a push carries them
+ * would add one more entry, and the queue would grow with the edits while the server is unreachable.
+ */
+function foldFollowers(ws: Workset, key: string, inFlight: ReadonlySet<number>): StoredChange[] {
+  const free = (c: StoredChange | undefined): c is StoredChange => c !== undefined && c.state === 'queued' && !c.held && !inFlight.has(c.id ?? -1);
+  for (;;) {
+    const changes = ws.changes(key);
+    const last = changes[changes.length - 1];
+    const prev = changes[changes.length - 2];
+    const flagOnly = last?.kind === 'update' && last.change?.feedUrl === undefined && last.change?.guid === undefined;
+    if (!flagOnly || !free(last) || !free(prev) || prev.kind !== 'update') return changes;
+    prev.change = { ...prev.change, ...last.change };
+    prev.version++;
+    ws.putChange(prev);
+    ws.deleteChange(last);
+  }
 }
 
 /** The public view of a row as this unit of work leaves it (saves a second read after the edit). */
@@ -60,14 +85,20 @@ export function createEdits(core: StoreCore, newGuid: () => string) {
         if (row.deleted !== undefined) throw new SyncError('gone', `subscription ${guid} is deleted`);
         const wanted: SubscriptionChange = { ...change };
         if (wanted.guid === key) delete wanted.guid;
-        const changes = ws.changes(key);
+        // What the app sees already: nothing to queue, nothing to announce.
+        if (changesNothing(wanted, { guid: key, feedUrl: row.feedUrl, isSubscribed: row.isSubscribed })) return key;
+        const changes = foldFollowers(ws, key, inFlight);
         const last = changes[changes.length - 1];
         const editable = last && last.state === 'queued' && !inFlight.has(last.id ?? -1);
         // A move that may have reached the server is kept as sent; a further move queues behind it.
         if (editable && last.kind === 'update' && !(last.sent && last.change?.guid !== undefined && wanted.guid !== undefined)) {
           last.change = { ...last.change, ...wanted };
           last.version++;
-          return ws.putChange(last);
+          // Folded back to the state before it (the server's, when it is the only one) and never sent: it leaves the
+          // queue. One that may have reached the server (tried already, or a move marked sent) stays: the server may
+          // hold its earlier value.
+          const unsent = !last.sent && last.attempts === 0;
+          return unsent && changesNothing(last.change, before(row.base, changes.slice(0, -1))) ? ws.deleteChange(last) : ws.putChange(last);
         }
         if (editable && last.kind === 'add' && !last.sent && !row.base && wanted.guid === undefined && wanted.isSubscribed !== false) {
           // Not sent yet: the POST can carry the new feed URL itself.

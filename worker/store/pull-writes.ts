@@ -5,7 +5,7 @@ import { formatTimestamp } from '../time.ts';
 import type { RemoteEntry } from '../transport.ts';
 import { META, type FreshBatch, type FreshPull, type StoreCore } from './core.ts';
 import { queued } from './edits.ts';
-import { mergeBase } from './view.ts';
+import { mergeBase, replaceBase } from './view.ts';
 
 /** How a pull's last batch completes it. */
 export interface PullCompletion {
@@ -15,9 +15,10 @@ export interface PullCompletion {
   listed?: ReadonlySet<string>;
   /**
    * The listing came from a server whose clock went back: it may hide what it stamped after its new "now"
-   * (mygpo), or have lost it (a restore). A subscribed row it left out is said again (an add), never tombstoned.
+   * (mygpo), or have lost it (a restore). A subscribed row it left out whose server word (`dataAt`) is later
+   * than this time is said again (an add), never tombstoned; one the listing covers is tombstoned as usual.
    */
-  restate?: boolean;
+  restate?: number;
   /** Device time (ms) to stamp what `restate` queues. */
   now?: number;
   /** See `PullSink.tail`: stored with the cursor (and cleared when a pull gives none). */
@@ -83,7 +84,7 @@ export function createPullWrites({ db, edit, read }: StoreCore) {
             ws.setBase(k1, { ...(r1.base ?? base), guid: k2 });
           }
           const key = r2 ? k2 : r1 ? k1 : newest;
-          const merged = mergeBase(ws.row(key)?.base, base);
+          const merged = entry.authoritative ? replaceBase(ws.row(key)?.base, base) : mergeBase(ws.row(key)?.base, base);
           if (!merged) continue;
           const finalKey = ws.setBase(key, merged);
           if (finalKey !== newest) ws.alias(newest, finalKey);
@@ -97,8 +98,9 @@ export function createPullWrites({ db, edit, read }: StoreCore) {
           for (const r of stale) {
             const row = ws.row(r.guid);
             if (!row?.base || row.base.deleted !== undefined || listed.has(row.base.guid)) continue;
-            if (!completion.restate) ws.setBase(r.guid, { ...row.base, deleted: formatTimestamp(cursor) });
-            else if (row.base.isSubscribed && !ws.changes(r.guid).length) {
+            const hidden = completion.restate !== undefined && row.base.isSubscribed && row.base.dataAt > completion.restate;
+            if (!hidden) ws.setBase(r.guid, { ...row.base, deleted: formatTimestamp(cursor) });
+            else if (!ws.changes(r.guid).length) {
               ws.putChange(queued({ guid: r.guid, kind: 'add', feedUrl: row.base.feedUrl, serverGuid: row.base.guid }, completion.now ?? cursor));
             }
           }

@@ -56,6 +56,17 @@ export function createReads({ db, read, together }: StoreCore) {
     });
   }
 
+  /** `address` inside a read; `row` is the row at the change's guid when read already. */
+  async function addressIn(change: StoredChange, row?: StoredSubscription): Promise<{ guid: string; isSubscribed: boolean } | undefined> {
+    const current = row ? change : ((await db.outbox.get(change.id!)) ?? change);
+    const key = await resolveKey(current.guid);
+    const base = (row && key === current.guid ? row : await db.subscriptions.get(key))?.base;
+    // The row's server name now, not the one known when the change was queued: an OPA server follows a
+    // chain from an old guid, but a gPodder URL stands alone (after a move, the old URL is another feed).
+    if (base) return { guid: base.guid, isSubscribed: base.isSubscribed };
+    return current.serverGuid === undefined ? undefined : { guid: current.serverGuid, isSubscribed: true };
+  }
+
   async function pendingChanges(): Promise<StoredChange[]> {
     const list = await read(() => db.outbox.where('state').anyOf('queued', 'deleting').toArray());
     return list.sort((a, b) => a.id! - b.id!);
@@ -126,13 +137,19 @@ export function createReads({ db, read, together }: StoreCore) {
      * the change as stored now: the copy the push read may name a row a later guid change has re-keyed.
      */
     async address(change: StoredChange): Promise<{ guid: string; isSubscribed: boolean } | undefined> {
+      return read(() => addressIn(change));
+    },
+
+    /** `address` of several changes in one transaction (an upload's). */
+    async addresses(changes: readonly StoredChange[]): Promise<({ guid: string; isSubscribed: boolean } | undefined)[]> {
       return read(async () => {
-        const current = (await db.outbox.get(change.id!)) ?? change;
-        const base = (await db.subscriptions.get(await resolveKey(current.guid)))?.base;
-        // The row's server name now, not the one known when the change was queued: an OPA server follows a
-        // chain from an old guid, but a gPodder URL stands alone (after a move, the old URL is another feed).
-        if (base) return { guid: base.guid, isSubscribed: base.isSubscribed };
-        return current.serverGuid === undefined ? undefined : { guid: current.serverGuid, isSubscribed: true };
+        // In bulk: the stored changes, then the rows (a row an alias leads away from is read again, by its key).
+        const stored = await db.outbox.bulkGet(changes.map((c) => c.id!));
+        const current = changes.map((c, i) => stored[i] ?? c);
+        const rows = await db.subscriptions.bulkGet(current.map((c) => c.guid));
+        const out: ({ guid: string; isSubscribed: boolean } | undefined)[] = [];
+        for (let i = 0; i < current.length; i++) out.push(await addressIn(current[i]!, rows[i]));
+        return out;
       });
     },
 

@@ -1,6 +1,6 @@
 // Pure functions from a row's server base and its queued changes to what the app sees.
 import type { ServerBase, StoredChange, StoredSubscription } from '../../src/schema.ts';
-import type { Subscription } from '../../src/types.ts';
+import type { Subscription, SubscriptionChange } from '../../src/types.ts';
 import { formatTimestamp } from '../time.ts';
 
 /** The local view's fields: the base with every live (not failed) queued change folded in, in order. */
@@ -39,6 +39,15 @@ export function keyFor(base: ServerBase | undefined, changes: readonly StoredCha
     if (change.state !== 'failed' && change.kind === 'update' && change.change?.guid !== undefined) return change.change.guid;
   }
   return base?.guid ?? current;
+}
+
+/** Whether a change would leave a state (a row's view, or its state before a queued change) as it is. */
+export function changesNothing(change: SubscriptionChange, state: { guid: string | undefined; feedUrl: string; isSubscribed: boolean }): boolean {
+  return (
+    (change.guid === undefined || change.guid === state.guid) &&
+    (change.feedUrl === undefined || change.feedUrl === state.feedUrl) &&
+    (change.isSubscribed === undefined || change.isSubscribed === state.isSubscribed)
+  );
 }
 
 /** Count of live queued changes. */
@@ -103,5 +112,16 @@ export function mergeBase(held: ServerBase | undefined, incoming: ServerBase): S
     if (incoming.deleted !== undefined) merged.deleted = incoming.deleted;
     else delete merged.deleted;
   }
+  return merged;
+}
+
+/**
+ * Fold in a server entry that is the server's word whatever the held stamps say (a full listing read after its
+ * clock stepped): its address, flag, deleted state and stamps replace the held ones, so later entries compare
+ * against the server's clock since the step.
+ */
+export function replaceBase(held: ServerBase | undefined, incoming: ServerBase): ServerBase {
+  const merged: ServerBase = { ...held, ...incoming };
+  if (incoming.deleted === undefined) delete merged.deleted;
   return merged;
 }

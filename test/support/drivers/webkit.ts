@@ -185,6 +185,9 @@ function context(client: Client, driver: ChildProcess): BrowserContext {
           unusedFirstTab = undefined;
           return first;
         }
+        // A closed tab may have been the session's current one, and a new tab cannot be made from a closed one.
+        const open = [...handles][0];
+        if (open) await client.switchToWindow(open);
         return (await client.createWindow('tab')).handle;
       });
       handles.add(handle);

@@ -1,0 +1,66 @@
+// The page's half of background sync: when it registers the tag, and what the status says where it cannot.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createBackgroundSync } from '../../src/background-sync.ts';
+import type { SyncStatus } from '../../src/types.ts';
+
+const status = (over: Partial<SyncStatus> = {}): SyncStatus => ({
+  phase: 'idle', online: true, network: 'online', leader: true, pending: 0, failed: 0, pendingEpisodes: 0, ...over,
+});
+const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+/** A window with a service worker registration whose `sync.register` is `register`. */
+function withBackgroundSync(register: (tag: string) => Promise<void>) {
+  vi.stubGlobal('SyncManager', function SyncManager() {});
+  vi.stubGlobal('navigator', { serviceWorker: { ready: Promise.resolve({ sync: { register } }) } });
+}
+
+afterEach(() => void vi.unstubAllGlobals());
+
+describe('createBackgroundSync (page)', () => {
+  it('registers the tag when something waits and a push found no server, not while the server answers', async () => {
+    const register = vi.fn(async (_tag: string) => undefined);
+    withBackgroundSync(register);
+    const bg = createBackgroundSync();
+    expect(bg.state).toBe('ready');
+    bg.onStatus(status({ pending: 1 }));
+    bg.onStatus(status({ pending: 0, network: 'unreachable', online: false }));
+    await flush();
+    expect(register).not.toHaveBeenCalled();
+    bg.onStatus(status({ pending: 1, network: 'unreachable', online: false }));
+    await flush();
+    expect(register).toHaveBeenCalledWith('opa-sync');
+    expect(bg.mark(status()).backgroundSync).toBe('registered');
+    bg.onStatus(status({ pendingEpisodes: 2, lastError: { code: 'server', message: '503' } }));
+    await flush();
+    expect(register).toHaveBeenCalledTimes(2);
+  });
+
+  it('registers when the page is hidden with something waiting (not when nothing waits)', async () => {
+    const register = vi.fn(async (_tag: string) => undefined);
+    withBackgroundSync(register);
+    const bg = createBackgroundSync();
+    bg.onStatus(status());
+    bg.onHidden();
+    await flush();
+    expect(register).not.toHaveBeenCalled();
+    bg.onStatus(status({ pending: 3 }));
+    bg.onHidden();
+    await flush();
+    expect(register).toHaveBeenCalledTimes(1);
+  });
+
+  it('a refused registration says failed; without Background Sync it says unsupported and never throws', async () => {
+    withBackgroundSync(async () => Promise.reject(new DOMException('no', 'InvalidAccessError')));
+    const refused = createBackgroundSync();
+    refused.onStatus(status({ pending: 1, network: 'offline', online: false }));
+    await flush();
+    await flush();
+    expect(refused.state).toBe('failed');
+    vi.unstubAllGlobals();
+    vi.stubGlobal('navigator', {});
+    const absent = createBackgroundSync();
+    expect(() => absent.onStatus(status({ pending: 1, network: 'offline', online: false }))).not.toThrow();
+    absent.onHidden();
+    expect(absent.mark(status()).backgroundSync).toBe('unsupported');
+  });
+});

@@ -1,0 +1,111 @@
+// The last-chance copy: what waits in the shared outbox, as the requests the next push would make, kept ready
+// for the page. The worker dies with its page, so only a request the page itself starts (`keepalive`,
+// `fetchLater`) outlives an unload; nothing may be read or asked at that moment, so the copy is rebuilt
+// whenever the queue changes (here, in another tab, or by an acknowledgement) and handed over at once.
+// Every tab keeps one, leader or not: the tab being closed may hold changes the leader has not sent yet.
+import type { LastChanceRequest } from '../../src/protocol.ts';
+import type { StoredChange, StoredEpisode } from '../../src/schema.ts';
+import { MAX_ACTIONS_PER_UPLOAD, playAction } from '../episodes/push.ts';
+import { heads, withFollowers } from '../outbox.ts';
+import type { SendItem } from '../transport.ts';
+import { reader } from './binding.ts';
+import type { EngineContext } from './context.ts';
+
+/** Most body bytes the copy holds: browsers cap the keepalive bodies of one page in flight at 64 KiB in all. */
+export const LAST_CHANCE_BYTES = 64 * 1024;
+/** Most requests in the copy: Chromium once refused more than 9 keepalive requests in flight per renderer. */
+export const LAST_CHANCE_REQUESTS = 8;
+
+/** ms an edit waits at most for the page to hold the copy with it. */
+const PUBLISH_WAIT = 1000;
+
+const bytes = (request: LastChanceRequest) => (request.body === undefined ? 0 : new TextEncoder().encode(request.body).length);
+
+/**
+ * Build the copy: episode actions first (one per episode, newest first, in one upload; the oldest left out until
+ * it fits), then subscription changes as the transport would send them (heads, and for a batching protocol the
+ * flag changes behind them); a request that does not fit what is left of the budget waits for the next open.
+ */
+export async function buildLastChance(ctx: EngineContext): Promise<LastChanceRequest[]> {
+  const store = reader(ctx);
+  const out: LastChanceRequest[] = [];
+  let left = LAST_CHANCE_BYTES;
+  const take = (request: LastChanceRequest): boolean => {
+    const size = bytes(request);
+    if (size > left || out.length >= LAST_CHANCE_REQUESTS) return false;
+    out.push(request);
+    left -= size;
+    return true;
+  };
+  const episodes = ctx.transport.episodes;
+  if (episodes?.lastChance) {
+    // As the push: only feeds the account has here and on the server (opodsync subscribes any feed an action names).
+    const feeds = await store.keptFeeds();
+    const rows: StoredEpisode[] = (await store.episodes.due(0, true, (podcast) => feeds.has(podcast))).reverse();
+    const actions = rows.slice(0, MAX_ACTIONS_PER_UPLOAD).map((row) => playAction(row, ctx.opts.device));
+    while (actions.length && !take(episodes.lastChance(actions))) actions.pop();
+  }
+  const { transport } = ctx;
+  if (transport.lastChance) {
+    const pending = await store.pendingChanges();
+    let chosen = heads(pending).filter((c) => c.state === 'queued');
+    if (transport.batching === 'all') chosen = withFollowers(pending, chosen, () => true);
+    const item = async (change: StoredChange): Promise<SendItem> => {
+      if (change.kind === 'add') return { change, target: change.serverGuid };
+      const server = await store.address(change);
+      return server ? { change, target: server.guid, isSubscribed: server.isSubscribed } : { change, target: undefined };
+    };
+    if (transport.batching === 'all') {
+      for (const request of transport.lastChance(await Promise.all(chosen.map(item)))) take(request);
+    } else {
+      // A request each: addressed one by one, only until the copy is full (a long offline queue is not read whole).
+      for (const change of chosen) {
+        if (out.length >= LAST_CHANCE_REQUESTS) break;
+        for (const request of transport.lastChance([await item(change)])) take(request);
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Keep `publish` told of the copy (awaiting what it returns): now, and after every change event (local edits, other tabs' edits, and
+ * acknowledgements, which shrink it). One build at a time; a change during a build builds again after it. A
+ * build that fails (a closed or foreign store) keeps the last copy told. Returns the stop.
+ */
+export function watchLastChance(ctx: EngineContext, publish: (copy: LastChanceRequest[]) => unknown): () => void {
+  let building: Promise<void> | undefined;
+  let again = false;
+  let told: string | undefined;
+  const loop = async () => {
+    do {
+      again = false;
+      const copy = await buildLastChance(ctx).catch(() => undefined);
+      if (!copy || ctx.state.closed) continue;
+      const key = JSON.stringify(copy);
+      if (key === told) continue;
+      told = key;
+      // Waited for where the listener answers (the page over comlink): the edit that made the copy resolves after
+      // the page holds it, whatever order two message ports deliver in. A page that never answers holds nothing up.
+      let timer: unknown;
+      await Promise.race([Promise.resolve(publish(copy)).catch(() => undefined), new Promise<void>((resolve) => (timer = ctx.clock.setTimeout(() => resolve(), PUBLISH_WAIT)))]);
+      ctx.clock.clearTimeout(timer);
+    } while (again && !ctx.state.closed);
+  };
+  const rebuild = () => {
+    if (building) {
+      again = true;
+      return;
+    }
+    building = loop().finally(() => (building = undefined));
+  };
+  ctx.listeners.change.add(rebuild);
+  // A local edit resolves once the copy with it is told: a page closed the moment after still sends it.
+  const ready = () => building ?? Promise.resolve();
+  ctx.lastChanceTold = ready;
+  rebuild();
+  return () => {
+    ctx.listeners.change.delete(rebuild);
+    if (ctx.lastChanceTold === ready) ctx.lastChanceTold = undefined;
+  };
+}
