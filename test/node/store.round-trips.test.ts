@@ -1,6 +1,7 @@
 // What an edit and a status snapshot cost in IndexedDB: requests in one transaction pipeline, so what counts is
 // how many times the engine waits for an answer before asking again (round trips), and how many transactions
-// it creates. The store guard's read goes with the edit's own reads; a status snapshot is one transaction.
+// it creates. The store guard's read goes with the edit's own reads; a status snapshot is one transaction, and so
+// is the last-chance copy an edit waits for.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/types.ts';
 import { systemClock } from '../../worker/clock.ts';
@@ -105,6 +106,29 @@ describe('IndexedDB round trips', () => {
     expect(txs.created()).toBe(1);
     expect(status).toMatchObject({ pending: 1, failed: 0, pendingEpisodes: 0 });
     expect(status.cursor).toBeDefined();
+    await e.close();
+  });
+  it('update(): the last-chance copy it waits for is built in one transaction, however many changes wait', async () => {
+    const s = await server({ seed: 5 });
+    const dbName = `last-chance-tx-${Date.now()}`;
+    const txs = countTransactions(dbName);
+    restore.push(txs.restore);
+    let held = false;
+    const clock: Clock = { ...systemClock, setTimeout: (callback, ms) => systemClock.setTimeout(() => (held ? undefined : callback()), ms) };
+    const e = engine(s, { dbName, clock });
+    const copies: number[] = [];
+    e.onLastChance((copy) => void copies.push(copy.length));
+    await e.sync();
+    e.setOnline(false);
+    const [a, b, c, d] = s.state().map((row) => row.guid);
+    for (const guid of [a, b, c]) await e.update(guid!, { feedUrl: `https://copy.example/${guid}.xml` });
+    held = true;
+    await until(async () => copies[copies.length - 1] === 3);
+    txs.reset();
+    await e.update(d!, { feedUrl: 'https://copy.example/d.xml' });
+    // The edit's, then the copy's (the queue and each waiting change's server address read together).
+    expect(txs.created()).toBe(2);
+    expect(copies[copies.length - 1]).toBe(4);
     await e.close();
   });
 });
