@@ -5,6 +5,7 @@
 import { startServer } from '../server/server.ts';
 import { playwrightPage } from '../support/drivers/chromium.ts';
 import { call, launchBenchBrowser } from './support/browser.ts';
+import { endTrace } from './support/busy.ts';
 import { startSite } from './support/site.ts';
 
 interface TraceEvent { name: string; cat: string; ph: string; pid: number; tid: number; ts: number; dur?: number; tdur?: number; args?: { name?: string; data?: { url?: string; resourceType?: string } } }
@@ -35,16 +36,7 @@ try {
     const cdp = await pw.context().newCDPSession(pw);
     await cdp.send('Tracing.start', { transferMode: 'ReturnAsStream', traceConfig: { includedCategories: ['toplevel', 'devtools.timeline', 'v8', 'blink', 'loading', 'navigation', '__metadata'], recordMode: 'recordContinuously' } });
     const opened = await open();
-    const complete = new Promise<string>((resolve) => cdp.once('Tracing.tracingComplete', (e: { stream?: string }) => resolve(e.stream!)));
-    await cdp.send('Tracing.end');
-    const stream = await complete;
-    let text = '';
-    for (;;) {
-      const chunk = await cdp.send('IO.read', { handle: stream, size: 1 << 20 });
-      text += chunk.base64Encoded ? Buffer.from(chunk.data, 'base64').toString('utf8') : chunk.data;
-      if (chunk.eof) break;
-    }
-    await cdp.detach();
+    const text = await endTrace(cdp);
     const parsed = JSON.parse(text) as TraceEvent[] | { traceEvents: TraceEvent[] };
     const events = Array.isArray(parsed) ? parsed : parsed.traceEvents;
     if (process.env.TRACE_OUT) await import('node:fs/promises').then((fs) => fs.writeFile(`${process.env.TRACE_OUT}.${run}.json`, text));
