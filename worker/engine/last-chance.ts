@@ -28,6 +28,11 @@ const bytes = (request: LastChanceRequest) => (request.body === undefined ? 0 : 
  */
 export async function buildLastChance(ctx: EngineContext): Promise<LastChanceRequest[]> {
   const store = reader(ctx);
+  // One transaction for every read (an edit waits for the copy: one per waiting change's address cost it most of its time).
+  return store.together(() => build(ctx, store));
+}
+
+async function build(ctx: EngineContext, store: ReturnType<typeof reader>): Promise<LastChanceRequest[]> {
   const out: LastChanceRequest[] = [];
   let left = LAST_CHANCE_BYTES;
   const take = (request: LastChanceRequest): boolean => {

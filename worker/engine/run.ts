@@ -123,7 +123,8 @@ export async function execute(ctx: EngineContext, kind: 'sync' | 'push', fromTim
   }
   if (state.needsPull) later(ctx, 0, () => background(ctx, 'sync'));
   // Read as the store is now (another context may have cleared it): the report says what is there.
-  const [counts, cursor] = await Promise.all([ctx.store.counts().catch(() => ({ pending: 0 })), ctx.store.cursor().catch(() => undefined)]);
+  const { store: now } = ctx;
+  const [counts, cursor] = await now.together(() => Promise.all([now.counts(), now.cursor()])).catch(() => [{ pending: 0 }, undefined] as const);
   report.pending = counts.pending;
   if (cursor !== undefined) report.cursor = new Date(cursor).toISOString();
   if (pullError) throw pullError;

@@ -31,7 +31,10 @@ export async function snapshot(ctx: EngineContext): Promise<SyncStatus> {
     if (!state.closed) {
       // A read: it claims no store (an unbound one reads as empty), and refuses another's.
       const store = reader(ctx);
-      [counts, cursor, lastSuccess, pendingEpisodes] = await Promise.all([store.counts(), store.cursor(), store.lastSuccess(), store.episodes.pendingCount()]);
+      // One transaction for the four: a snapshot follows most calls, and each transaction costs the worker more than its reads.
+      [counts, cursor, lastSuccess, pendingEpisodes] = await store.together(() =>
+        Promise.all([store.counts(), store.cursor(), store.lastSuccess(), store.episodes.pendingCount()]),
+      );
     }
   } catch {
     // A closed or mismatched database: report what is known.

@@ -61,6 +61,8 @@ export interface StoreCore {
   edit<T>(work: (ws: Workset) => Promise<T>, fresh?: FreshBatch, meta?: boolean): Promise<Edited<T>>;
   /** Run `work` in one read-only transaction over the data tables. */
   read<T>(work: () => Promise<T>): Promise<T>;
+  /** Run several reads in one read-only transaction over every table: the reads inside join it, its guard checked once. */
+  together<T>(work: () => Promise<T>): Promise<T>;
   /** Run `work` in one transaction over `tables`: every access to the database goes through here (see `createStoreCore`). */
   transact<T>(mode: 'r' | 'rw', tables: Table[], work: () => Promise<T>): Promise<T>;
   /** The same core whose every transaction checks `guard` inside itself (see `Guard`). */
@@ -168,44 +170,69 @@ export function createStoreCore(db: SyncDatabase, serial = isWebKit(), hooks: Fe
   const all = [...data, db.meta];
   const idle = serial ? trackTransactions(db) : () => Promise.resolve();
   let turn: Promise<unknown> = Promise.resolve();
+  /** The transactions this core opened, and the guard each checks (see `together`). */
+  const opened = new WeakMap<object, { guard: Guard | undefined }>();
 
-  /** Run `work` checking `guard` inside the same transaction: a refusal throws, which aborts it whole. */
-  async function checked<T>(guard: Guard, mode: 'r' | 'rw', work: () => Promise<T>): Promise<T> {
+  /**
+   * Run `work` checking `guard` inside the same transaction: a refusal throws, which aborts it whole. The guard's
+   * read goes with the work's own (requests in one transaction pipeline: one round trip for both), and the
+   * verdict comes before anything commits. Only a claim whose work reads `meta` (where the claim writes the
+   * binding and the epoch) waits for the verdict first.
+   */
+  async function checked<T>(guard: Guard, mode: 'r' | 'rw', work: () => Promise<T>, readsMeta: boolean): Promise<T> {
     // Asked first: a run's batch issues its writes while an earlier one still commits, and checks before its own commits.
     const owner: Promise<Owner> = db.meta.bulkGet([META.binding, META.epoch, META.signedOut]).then(([binding, epoch, signedOut]) => ({
       binding: binding?.value as Binding | undefined,
       epoch: typeof epoch?.value === 'string' ? epoch.value : undefined,
       signedOut: signedOut?.value === true,
     }));
-    if (guard.kind !== 'run') {
+    /** The verdict on the store's owner: a refusal throws; a claim is recorded (in a read-write transaction). */
+    const verdict = async () => {
       const found = await owner;
-      const verdict = judge(guard, found, db.name);
-      if (verdict instanceof SyncError) throw verdict;
-      if (verdict === 'claim' && mode === 'rw') {
+      const said = judge(guard, found, db.name);
+      if (said instanceof SyncError) throw said;
+      if (said === 'claim' && mode === 'rw') {
         await db.meta.put({ key: META.binding, value: guard.binding });
         if (found.signedOut) await db.meta.delete(META.signedOut);
         if (found.epoch === undefined) await db.meta.put({ key: META.epoch, value: crypto.randomUUID() });
       }
+    };
+    if (guard.kind === 'claim' && mode === 'rw' && readsMeta) {
+      await verdict();
       return work();
     }
     let result: T;
     try {
       result = await work();
     } catch (error) {
-      // The store changed under the run: that, not what it did to the work, is the reason.
-      const verdict = judge(guard, await owner, db.name);
-      throw verdict instanceof SyncError ? verdict : error;
+      // The store is another's, or changed under a run: that, not what it did to the work, is the reason.
+      const said = judge(guard, await owner, db.name);
+      throw said instanceof SyncError ? said : error;
     }
-    const verdict = judge(guard, await owner, db.name);
-    if (verdict instanceof SyncError) throw verdict;
+    await verdict();
     return result;
   }
 
   function make(guard: Guard | undefined): StoreCore {
     function transact<T>(mode: 'r' | 'rw', tables: Table[], work: () => Promise<T>): Promise<T> {
+      // Inside a transaction of this core that covers the call, checked with the same guard (or none is asked:
+      // `together`): the work's requests join it as they are, with no transaction or check of their own.
+      const outer = Dexie.currentTransaction;
+      const host = outer ? opened.get(outer) : undefined;
+      if (outer && host && (host.guard === guard || !guard) && (outer.mode === 'readwrite' || mode === 'r') && tables.every((t) => outer.storeNames.includes(t.name))) {
+        try {
+          return work().catch((error: unknown) => Promise.reject(storageError(error)));
+        } catch (error) {
+          return Promise.reject(storageError(error));
+        }
+      }
       const scope = guard && !tables.includes(db.meta) ? [...tables, db.meta] : tables;
       // An `async` wrapper: Dexie keeps its transaction across native awaits only in scope functions it sees are async.
-      const run = () => db.transaction(mode, scope, guard ? async () => checked(guard, mode, work) : work);
+      const run = () =>
+        db.transaction(mode, scope, async () => {
+          if (Dexie.currentTransaction) opened.set(Dexie.currentTransaction, { guard });
+          return guard ? checked(guard, mode, work, tables.includes(db.meta)) : work();
+        });
       // Called inside one of these transactions (the store's parts do not, but a nested call must not wait for
       // the transaction it runs in): Dexie runs it in that transaction.
       if (!serial || Dexie.currentTransaction) return run().catch((error: unknown) => Promise.reject(storageError(error)));
@@ -245,6 +272,9 @@ export function createStoreCore(db: SyncDatabase, serial = isWebKit(), hooks: Fe
       },
       read(work) {
         return transact('r', data, work);
+      },
+      together(work) {
+        return transact('r', all, work);
       },
       guarded: (next) => make(next),
       get unguarded() {

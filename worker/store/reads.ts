@@ -28,7 +28,7 @@ export function toPending(change: StoredChange): PendingChange {
 }
 
 /** The store's reads. */
-export function createReads({ db, read }: StoreCore) {
+export function createReads({ db, read, together }: StoreCore) {
   async function resolveKey(guid: string): Promise<string> {
     let current = guid;
     for (let hop = 0; hop < MAX_HOPS; hop++) {
@@ -118,6 +118,9 @@ export function createReads({ db, read }: StoreCore) {
         (c) => ({ ...toPending(c), reason: c.lastError ?? { code: 'invalid', message: 'refused' } }),
       );
     },
+
+    /** Run several of the store's reads in one transaction (a status snapshot: one instead of one per read). */
+    together,
 
     /** Counts for status. */
     async counts(): Promise<{ pending: number; failed: number }> {

@@ -35,23 +35,29 @@ export interface BusyTrace {
   workers: number;
 }
 
+/** End the trace `cdp` started (`Tracing.start` with `ReturnAsStream`) and return its JSON text; the session is detached. */
+export async function endTrace(cdp: CDPSession): Promise<string> {
+  const complete = new Promise<string>((resolve) => cdp.once('Tracing.tracingComplete', (e: { stream?: string }) => resolve(e.stream!)));
+  await cdp.send('Tracing.end');
+  const stream = await complete;
+  let text = '';
+  for (;;) {
+    const chunk = await cdp.send('IO.read', { handle: stream, size: 1 << 20 });
+    text += chunk.base64Encoded ? Buffer.from(chunk.data, 'base64').toString('utf8') : chunk.data;
+    if (chunk.eof) break;
+  }
+  await cdp.send('IO.close', { handle: stream });
+  await cdp.detach();
+  return text;
+}
+
 /** A running trace of `page`'s renderer process: `stop()` ends it and returns the busy time per second. */
 export async function traceBusy(page: Page): Promise<{ stop(): Promise<BusyTrace> }> {
   const cdp: CDPSession = await page.context().newCDPSession(page);
   await cdp.send('Tracing.start', { transferMode: 'ReturnAsStream', traceConfig: { includedCategories: ['toplevel', '__metadata'], recordMode: 'recordContinuously' } });
   return {
     async stop() {
-      const complete = new Promise<string>((resolve) => cdp.once('Tracing.tracingComplete', (e: { stream?: string }) => resolve(e.stream!)));
-      await cdp.send('Tracing.end');
-      const stream = await complete;
-      let text = '';
-      for (;;) {
-        const chunk = await cdp.send('IO.read', { handle: stream, size: 1 << 20 });
-        text += chunk.base64Encoded ? Buffer.from(chunk.data, 'base64').toString('utf8') : chunk.data;
-        if (chunk.eof) break;
-      }
-      await cdp.send('IO.close', { handle: stream });
-      await cdp.detach();
+      const text = await endTrace(cdp);
       // BENCH_TRACE_OUT=FILE keeps the raw trace (open it in Perfetto) to see which tasks the busy time is.
       if (process.env.BENCH_TRACE_OUT) await import('node:fs/promises').then((fs) => fs.writeFile(process.env.BENCH_TRACE_OUT!, text));
       const parsed = JSON.parse(text) as TraceEvent[] | { traceEvents: TraceEvent[] };

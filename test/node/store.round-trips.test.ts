@@ -1,0 +1,134 @@
+// What an edit and a status snapshot cost in IndexedDB: requests in one transaction pipeline, so what counts is
+// how many times the engine waits for an answer before asking again (round trips), and how many transactions
+// it creates. The store guard's read goes with the edit's own reads; a status snapshot is one transaction, and so
+// is the last-chance copy an edit waits for.
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Clock } from '../../src/types.ts';
+import { systemClock } from '../../worker/clock.ts';
+import { engine, server, until } from './helpers.ts';
+
+type Methods = Record<string, (...args: unknown[]) => unknown>;
+
+/**
+ * Per read-write transaction of `dbName`: how many times a request was issued after an answer had come (its
+ * round trips: the first request starts the first). Install before the engine opens its database.
+ */
+function countRoundTrips(dbName: string) {
+  const rounds = new Map<IDBTransaction, number>();
+  const answered = new Set<IDBTransaction>();
+  const undo: (() => void)[] = [];
+  const wrap = (proto: Methods, names: string[], txOf: (self: never) => IDBTransaction) => {
+    for (const name of names) {
+      const original = proto[name]!;
+      proto[name] = function (this: never, ...args: unknown[]) {
+        const request = original.apply(this, args) as IDBRequest;
+        const tx = txOf(this);
+        if (tx.db.name === dbName && tx.mode === 'readwrite') {
+          if (!rounds.has(tx) || answered.has(tx)) rounds.set(tx, (rounds.get(tx) ?? 0) + 1);
+          answered.delete(tx);
+          request.addEventListener('success', () => answered.add(tx));
+        }
+        return request;
+      };
+      undo.push(() => (proto[name] = original));
+    }
+  };
+  const reads = ['get', 'getAll', 'getAllKeys', 'count', 'openCursor', 'openKeyCursor'];
+  wrap(IDBObjectStore.prototype as unknown as Methods, [...reads, 'put', 'add', 'delete', 'clear'], (s: IDBObjectStore) => s.transaction);
+  wrap(IDBIndex.prototype as unknown as Methods, reads, (i: IDBIndex) => i.objectStore.transaction);
+  return {
+    /** Round trips of each read-write transaction since the last `reset`. */
+    rounds: () => [...rounds.values()],
+    reset: () => rounds.clear(),
+    restore: () => undo.forEach((u) => u()),
+  };
+}
+
+/** Transactions `dbName` creates while `count` is on. */
+function countTransactions(dbName: string) {
+  const proto = IDBDatabase.prototype;
+  const original = proto.transaction;
+  let created = 0;
+  proto.transaction = function (this: IDBDatabase, ...args: Parameters<IDBDatabase['transaction']>) {
+    if (this.name === dbName) created++;
+    return original.apply(this, args);
+  } as IDBDatabase['transaction'];
+  return {
+    created: () => created,
+    reset: () => void (created = 0),
+    restore: () => void (proto.transaction = original),
+  };
+}
+
+let restore: (() => void)[] = [];
+afterEach(() => {
+  for (const r of restore) r();
+  restore = [];
+});
+
+describe('IndexedDB round trips', () => {
+  it("update(): the guard's read goes with the edit's reads, so the edit waits twice (reads, then writes), not three times", async () => {
+    const s = await server({ seed: 3 });
+    const dbName = `round-trips-${Date.now()}`;
+    const trips = countRoundTrips(dbName);
+    restore.push(trips.restore);
+    const e = engine(s, { dbName });
+    await e.sync();
+    // No push of the edits: only their own transactions are counted.
+    e.setOnline(false);
+    const guid = s.state()[0]!.guid;
+    trips.reset();
+    await e.update(guid, { feedUrl: 'https://trips.example/one.xml' });
+    expect(trips.rounds()).toEqual([2]);
+    // Coalescing into the queued change: the same.
+    trips.reset();
+    await e.update(guid, { feedUrl: 'https://trips.example/two.xml' });
+    expect(trips.rounds()).toEqual([2]);
+    await e.close();
+  });
+
+  it('status(): one transaction for the counts, the cursor, the last success and the pending episodes', async () => {
+    const s = await server({ seed: 3 });
+    const dbName = `status-tx-${Date.now()}`;
+    const txs = countTransactions(dbName);
+    restore.push(txs.restore);
+    // The engine's timers wait while the call is counted (the status event an edit queues among them).
+    let held = false;
+    const clock: Clock = { ...systemClock, setTimeout: (callback, ms) => systemClock.setTimeout(() => (held ? undefined : callback()), ms) };
+    const e = engine(s, { dbName, clock });
+    await e.sync();
+    e.setOnline(false);
+    await e.update(s.state()[0]!.guid, { isSubscribed: false });
+    held = true;
+    await until(async () => (await e.status()).pending === 1);
+    txs.reset();
+    const status = await e.status();
+    expect(txs.created()).toBe(1);
+    expect(status).toMatchObject({ pending: 1, failed: 0, pendingEpisodes: 0 });
+    expect(status.cursor).toBeDefined();
+    await e.close();
+  });
+  it('update(): the last-chance copy it waits for is built in one transaction, however many changes wait', async () => {
+    const s = await server({ seed: 5 });
+    const dbName = `last-chance-tx-${Date.now()}`;
+    const txs = countTransactions(dbName);
+    restore.push(txs.restore);
+    let held = false;
+    const clock: Clock = { ...systemClock, setTimeout: (callback, ms) => systemClock.setTimeout(() => (held ? undefined : callback()), ms) };
+    const e = engine(s, { dbName, clock });
+    const copies: number[] = [];
+    e.onLastChance((copy) => void copies.push(copy.length));
+    await e.sync();
+    e.setOnline(false);
+    const [a, b, c, d] = s.state().map((row) => row.guid);
+    for (const guid of [a, b, c]) await e.update(guid!, { feedUrl: `https://copy.example/${guid}.xml` });
+    held = true;
+    await until(async () => copies[copies.length - 1] === 3);
+    txs.reset();
+    await e.update(d!, { feedUrl: 'https://copy.example/d.xml' });
+    // The edit's, then the copy's (the queue and each waiting change's server address read together).
+    expect(txs.created()).toBe(2);
+    expect(copies[copies.length - 1]).toBe(4);
+    await e.close();
+  });
+});
