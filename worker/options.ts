@@ -67,7 +67,7 @@ export function resolveOptions(options: SyncOptions): ResolvedOptions {
   // in the stored binding: they belong in `auth`, which lives in worker memory only.
   const { username, password } = new URL(server);
   if (username !== '' || password !== '') {
-    throw new SyncError('invalid', "baseUrl must not carry credentials (user:password@host): pass them as auth: { type: 'basic', username, password }");
+    throw new SyncError('invalid', "baseUrl must not carry credentials (user:password@host): use auth");
   }
   if (!/^https?:/.test(server)) throw new SyncError('invalid', `baseUrl must be http(s): ${options.baseUrl}`);
   const protocol = options.protocol ?? 'opa';

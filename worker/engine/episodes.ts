@@ -40,7 +40,7 @@ function seconds(value: unknown, what: string, min: number): number {
 
 function episodesOf(ctx: EngineContext) {
   const { episodes } = ctx.transport;
-  if (!episodes) throw new SyncError('unsupported', `listening state is not part of the ${ctx.transport.protocol} protocol (the Open Podcast API has no published episode interface yet)`);
+  if (!episodes) throw new SyncError('unsupported', `listening state is not part of the ${ctx.transport.protocol} protocol`);
   return episodes;
 }
 
@@ -100,7 +100,7 @@ export async function pullEpisodeState(ctx: EngineContext, store: Store): Promis
   const { refs, skipped, refused } = await pullEpisodes(transport, store.episodes, ctx.steadyNow());
   emitEpisodes(ctx, refs);
   if (refused) {
-    throw new SyncError('bad-response', `listening state: the full reconcile is too large to read (${refused.message}); pulls go on from the last one, and the reconcile is tried again in ${RECONCILE_INTERVAL / 3_600_000} h`, {
+    throw new SyncError('bad-response', `listening state: the full reconcile is too large to read (${refused.message}); pulls go on, the reconcile is retried in ${RECONCILE_INTERVAL / 3_600_000} h`, {
       ...(refused.status === undefined ? {} : { status: refused.status }),
       cause: refused,
     });

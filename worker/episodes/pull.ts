@@ -88,7 +88,7 @@ export async function pullEpisodes(transport: EpisodeTransport, store: EpisodeSt
   const { cursor, reconciledAt: recorded, capped } = await store.cursor();
   // A reconcile time in the future is a clock that stepped back: the interval counts from now (saved so), neither
   // waited out from the old time nor skipped: a reconcile refused past the cap must not be asked for again at once.
-  const reconciledAt = recorded !== undefined && recorded > now ? now : recorded;
+  const reconciledAt = recorded! > now ? now : recorded;
   const full = reconciledAt === undefined || now - reconciledAt >= RECONCILE_INTERVAL;
   // 1, not 0: the Nextcloud app reads since=0 as "one week ago".
   const incremental = cursor === undefined ? Math.max(1, Math.floor(now / 1000) - RECENT_WINDOW) : Math.max(1, cursor - EPISODE_OVERLAP);

@@ -171,7 +171,7 @@ export function createStoreCore(db: SyncDatabase, serial = isWebKit(), hooks: Fe
   const idle = serial ? trackTransactions(db) : () => Promise.resolve();
   let turn: Promise<unknown> = Promise.resolve();
   /** The transactions this core opened, and the guard each checks (see `together`). */
-  const opened = new WeakMap<object, { guard: Guard | undefined }>();
+  const opened = new WeakMap<object, Guard | undefined>();
 
   /**
    * Run `work` checking `guard` inside the same transaction: a refusal throws, which aborts it whole. The guard's
@@ -218,19 +218,14 @@ export function createStoreCore(db: SyncDatabase, serial = isWebKit(), hooks: Fe
       // Inside a transaction of this core that covers the call, checked with the same guard (or none is asked:
       // `together`): the work's requests join it as they are, with no transaction or check of their own.
       const outer = Dexie.currentTransaction;
-      const host = outer ? opened.get(outer) : undefined;
-      if (outer && host && (host.guard === guard || !guard) && (outer.mode === 'readwrite' || mode === 'r') && tables.every((t) => outer.storeNames.includes(t.name))) {
-        try {
-          return work().catch((error: unknown) => Promise.reject(storageError(error)));
-        } catch (error) {
-          return Promise.reject(storageError(error));
-        }
+      if (outer && opened.has(outer) && (!guard || opened.get(outer) === guard) && (outer.mode === 'readwrite' || mode === 'r') && tables.every((t) => outer.storeNames.includes(t.name))) {
+        return (async () => work())().catch((error: unknown) => Promise.reject(storageError(error)));
       }
       const scope = guard && !tables.includes(db.meta) ? [...tables, db.meta] : tables;
       // An `async` wrapper: Dexie keeps its transaction across native awaits only in scope functions it sees are async.
       const run = () =>
         db.transaction(mode, scope, async () => {
-          if (Dexie.currentTransaction) opened.set(Dexie.currentTransaction, { guard });
+          if (Dexie.currentTransaction) opened.set(Dexie.currentTransaction, guard);
           return guard ? checked(guard, mode, work, tables.includes(db.meta)) : work();
         });
       // Called inside one of these transactions (the store's parts do not, but a nested call must not wait for
