@@ -55,8 +55,6 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
     requests: 0,
     needsPull: false,
     pullFailures: 0,
-    pushFailures: 0,
-    pushHold: 0,
     flushEpisodes: false,
     inFlight: new Set(),
   };

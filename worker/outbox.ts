@@ -27,8 +27,6 @@ export interface PushContext {
   force?: boolean;
   /** Ids being sent right now (local edits do not coalesce into them). */
   inFlight: Set<number>;
-  /** Whether a failed push's backoff holds the request (set before this run, or by a failure in it): nothing goes. */
-  held(): boolean;
   /** Whether sending must stop (offline, closed, paused by 401). */
   halted(): boolean;
   /** A 401/403: pause the queue until new credentials come. */
@@ -101,9 +99,10 @@ export async function push(ctx: PushContext): Promise<PushResult> {
     const ready = (c: StoredChange) => isReady(c, now, ctx.force === true || answered);
     // One attempt per change per run: a change failing faster than its backoff must not spin this run.
     const open = (c: StoredChange) => !ctx.inFlight.has(c.id!) && !attempted.has(c.id!);
-    // A backoff delays the request, not a change's place in it: what is queued waits for the held request and goes
-    // with it (a change has a wait of its own only under a server hold, and a deletion job its poll time).
-    let due = ctx.held() ? [] : all.filter((c) => ready(c) && open(c));
+    let due = all.filter((c) => ready(c) && open(c));
+    // A push that goes carries every queued change, due or not: a backoff delays the request, not a change's place
+    // in it (a server hold stays; a deletion job is polled on its own time).
+    if (due.length) due = all.filter((c) => open(c) && (ready(c) || (c.state === 'queued' && isReady(c, now, true))));
     // A batching protocol's request also carries the flag changes queued behind each head it sends.
     if (ctx.transport.batching === 'all') due = withFollowers(pending, due, open);
     // In flight from here, before any await: an edit made meanwhile queues behind it instead of folding into a
@@ -171,7 +170,7 @@ async function sendBatch(ctx: PushContext, changes: StoredChange[]): Promise<Set
 async function settleInBulk(ctx: PushContext, changes: StoredChange[], outcomes: SendOutcome[]): Promise<Settled[]> {
   const settled: Settled[] = [];
   const acks: Ack[] = [];
-  const waits: Parameters<Store['later']>[0][number][] = [];
+  const waits: Parameters<Store['laterAll']>[0][number][] = [];
   const errors = new Set<SyncError>();
   changes.forEach((sent, i) => {
     const outcome = outcomes[i]!;
@@ -179,7 +178,7 @@ async function settleInBulk(ctx: PushContext, changes: StoredChange[], outcomes:
     else if (outcome.type === 'deleted') acks.push({ sent, type: 'deleted', now: ctx.clock.now() });
     else if (outcome.type === 'error' && backsOff(outcome.error)) {
       errors.add(outcome.error);
-      waits.push({ sent, hold: backoffHold(ctx, outcome.error), lastError: errorInfo(outcome.error) });
+      waits.push({ sent, hold: backoffHold(ctx, sent, outcome.error), lastError: errorInfo(outcome.error) });
     } else return;
     settled[i] = outcome.type === 'error' ? 'later' : 'done';
   });
@@ -188,7 +187,7 @@ async function settleInBulk(ctx: PushContext, changes: StoredChange[], outcomes:
     if (edit.changed.length) ctx.onChange(edit.changed);
   }
   for (const error of errors) ctx.onError(error);
-  if (waits.length) await ctx.store.later(waits);
+  if (waits.length) await ctx.store.laterAll(waits);
   return settled;
 }
 
@@ -199,14 +198,11 @@ function backsOff(error: SyncError): boolean {
   return isTransient(error);
 }
 
-/**
- * The wait a change takes after a transient error: none of its own (the failed push holds the request, see
- * `held`), only the server's Retry-After, which even a forced push keeps.
- */
-function backoffHold(ctx: PushContext, error: SyncError): Hold {
+/** The wait a change takes after a transient error: its own backoff, and the server's Retry-After as a hold of its own. */
+function backoffHold(ctx: PushContext, change: StoredChange, error: SyncError): Hold {
   const now = ctx.now();
-  const until = error.retryAfter === undefined ? 0 : now + error.retryAfter;
-  return { heldAt: now, notBefore: until, serverHold: until };
+  const notBefore = now + backoffDelay(ctx.backoff, change.attempts, error.retryAfter, ctx.clock.random);
+  return { heldAt: now, notBefore, ...(error.retryAfter === undefined ? {} : { serverHold: now + error.retryAfter }) };
 }
 
 /** Record what the server answered to one change. */
@@ -231,7 +227,7 @@ async function settle(ctx: PushContext, change: StoredChange, outcome: SendOutco
     }
     case 'deletion-pending': {
       const now = ctx.now();
-      await store.later([{ sent: change, hold: { heldAt: now, notBefore: now + backoffDelay(ctx.backoff, change.attempts, undefined, clock.random) } }]);
+      await store.later(change, { heldAt: now, notBefore: now + backoffDelay(ctx.backoff, change.attempts, undefined, clock.random) }, undefined);
       return 'later';
     }
     case 'deletion-failed': {
@@ -266,12 +262,12 @@ async function settleError(ctx: PushContext, change: StoredChange, error: SyncEr
     ctx.onError(error);
     const now = ctx.now();
     const notBefore = now + backoffDelay(ctx.backoff, change.attempts, undefined, clock.random);
-    await store.later([{ sent: change, hold: { heldAt: now, notBefore, serverHold: notBefore }, lastError: errorInfo(error) }]);
+    await store.later(change, { heldAt: now, notBefore, serverHold: notBefore }, errorInfo(error));
     return 'later';
   }
   if (backsOff(error)) {
     ctx.onError(error);
-    await store.later([{ sent: change, hold: backoffHold(ctx, error), lastError: errorInfo(error) }]);
+    await store.later(change, backoffHold(ctx, change, error), errorInfo(error));
     return 'later';
   }
   if (change.kind === 'remove' && (error.code === 'not-found' || error.code === 'gone') && change.state === 'queued') {

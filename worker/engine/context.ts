@@ -31,10 +31,6 @@ export interface EngineState {
   needsPull: boolean;
   /** Consecutive failed pulls (the retry backoff's exponent). */
   pullFailures: number;
-  /** Consecutive failed pushes (the push backoff's exponent). */
-  pushFailures: number;
-  /** Steady time until which a failed push holds the next (`holdPushes`); a pull that answers lifts it. */
-  pushHold: number;
   /** The page went hidden: the next push sends every pending episode change, not only the due ones. */
   flushEpisodes: boolean;
   /** Queue ids being sent right now: local edits do not coalesce into them. */

@@ -12,7 +12,7 @@ import type { EngineContext } from './context.ts';
 import { pullEpisodeState, pushEpisodeState } from './episodes.ts';
 import { emitChange, emitStatus } from './events.ts';
 import { pull } from './pull.ts';
-import { background, cancelPullRetry, holdPushes, later, retryPullLater, schedulePush } from './schedule.ts';
+import { background, cancelPullRetry, later, retryPullLater, schedulePush } from './schedule.ts';
 import { idlePhase, setPhase } from './status.ts';
 
 /** Reports of timer runs that found the store signed out and did nothing (an app's sync() that joined one runs again). */
@@ -65,12 +65,6 @@ export async function execute(ctx: EngineContext, kind: 'sync' | 'push', fromTim
     if (!state.authPaused && !state.closed && state.browserOnline) {
       ctx.runs.pushStarted = true;
       setPhase(ctx, 'pushing');
-      // A pull that just succeeded proves the server answers: the held request, and changes waiting out a backoff, go now.
-      const force = kind === 'sync' && pullError === undefined;
-      if (force) state.pushHold = 0;
-      // The first transient failure of this run: nothing more is sent in it, and it holds the next push.
-      let failure: SyncError | undefined;
-      const held = () => failure !== undefined || state.pushHold > ctx.steadyNow();
       const hooks = {
         halted: () => state.closed || state.authPaused || !state.browserOnline,
         onUnauthorized: (error: SyncError) => {
@@ -79,7 +73,6 @@ export async function execute(ctx: EngineContext, kind: 'sync' | 'push', fromTim
         },
         onError: (error: SyncError) => {
           pushErrors++;
-          failure ??= error;
           state.lastError = errorInfo(error);
           noteUnreachable(ctx, error);
         },
@@ -89,11 +82,11 @@ export async function execute(ctx: EngineContext, kind: 'sync' | 'push', fromTim
         store,
         clock,
         now: ctx.steadyNow,
-        force,
+        // A pull that just succeeded proves the server answers: changes waiting out a backoff go now.
+        force: kind === 'sync' && pullError === undefined,
         backoff: { baseDelay: ctx.opts.baseDelay, maxDelay: ctx.opts.maxDelay },
         concurrency: ctx.opts.concurrency,
         inFlight: state.inFlight,
-        held,
         ...hooks,
         onNeedsPull: () => {
           state.needsPull = true;
@@ -106,11 +99,8 @@ export async function execute(ctx: EngineContext, kind: 'sync' | 'push', fromTim
       // Listening state after subscriptions: an episode of a feed subscribed in this push may go in the same run.
       const flush = kind === 'sync' || state.flushEpisodes;
       state.flushEpisodes = false;
-      const episodes = await pushEpisodeState(ctx, store, flush, { ...hooks, halted: () => hooks.halted() || held() });
+      const episodes = await pushEpisodeState(ctx, store, flush, hooks);
       report.episodesPushed = episodes.pushed;
-      // A push the server took ends the backoff's growth; a failed one holds the next (one step per run).
-      if (report.pushed || episodes.pushed) state.pushFailures = 0;
-      if (failure) holdPushes(ctx, failure.retryAfter);
       const wakeAt = Math.min(result.wakeAt ?? Infinity, episodes.wakeAt ?? Infinity);
       if (wakeAt !== Infinity) schedulePush(ctx, Math.max(0, wakeAt - ctx.steadyNow()));
     }

@@ -38,31 +38,22 @@ export function cancelPullRetry(ctx: EngineContext): void {
   ctx.runs.pullRetry = undefined;
 }
 
-/** The wait before retrying after `failures` failed tries in a row (the server's Retry-After is a floor). */
-const retryDelay = ({ opts, clock }: EngineContext, failures: number, retryAfter: number | undefined) =>
-  backoffDelay({ baseDelay: opts.baseDelay, maxDelay: opts.maxDelay }, failures, retryAfter, clock.random);
-
-/** Pull again after transient trouble, with backoff. */
+/** Pull again after transient trouble, with backoff (the server's Retry-After is a floor). */
 export function retryPullLater(ctx: EngineContext, retryAfter: number | undefined): void {
-  const delay = retryDelay(ctx, ctx.state.pullFailures++, retryAfter);
+  const { opts, state, clock } = ctx;
+  state.pullFailures++;
   cancelPullRetry(ctx);
+  const delay = backoffDelay({ baseDelay: opts.baseDelay, maxDelay: opts.maxDelay }, state.pullFailures - 1, retryAfter, clock.random);
   ctx.runs.pullRetry = later(ctx, delay, () => {
     ctx.runs.pullRetry = undefined;
     background(ctx, 'sync');
   });
 }
 
-/** Hold pushes after a failed one, with backoff: edits made meanwhile join the request that goes when it ends. */
-export function holdPushes(ctx: EngineContext, retryAfter: number | undefined): void {
-  ctx.state.pushHold = ctx.steadyNow() + retryDelay(ctx, ctx.state.pushFailures++, retryAfter);
-}
-
 /** Push after `delay` (bursts of edits coalesce); an earlier timer already set wins. */
 export function schedulePush(ctx: EngineContext, delay = ctx.opts.pushDelay): void {
   const { runs } = ctx;
   if (ctx.state.closed || !ctx.leadership.isLeader) return;
-  // Not before a failed push's backoff ends (an edit joins the held request).
-  delay = Math.max(delay, ctx.state.pushHold - ctx.steadyNow());
   // Compared between calls only: a monotonic reading, so a device clock stepping between two cannot reorder them.
   const at = monotonicNow(ctx.clock) + delay;
   if (runs.pushTimerAt !== undefined && runs.pushTimerAt <= at) return;

@@ -142,20 +142,23 @@ export function createAcks(core: StoreCore) {
       });
     },
 
-    /**
-     * Keep changes queued, each tried again once its `hold` is over (a hold without `serverHold` clears an old one),
-     * in one transaction (one upload may carry every change queued). Only their queue entries: no row depends on them.
-     */
-    async later(waits: readonly { sent: StoredChange; hold: Hold; lastError?: ErrorInfo | undefined }[]) {
-      await core.transact('rw', [db.outbox], async () => {
-        const found = await db.outbox.bulkGet(waits.map((w) => w.sent.id!));
-        const kept = found.flatMap((current, i) => {
-          if (!current) return [];
-          const { sent, hold, lastError } = waits[i]!;
+    /** Keep a change queued and try again once `hold` is over (a hold without `serverHold` clears an old one). */
+    async later(sent: StoredChange, hold: Hold, lastError: ErrorInfo | undefined) {
+      return patchChange(core, sent, { attempts: sent.attempts + 1, serverHold: undefined, ...hold, ...(lastError ? { lastError } : {}) });
+    },
+
+    /** `later` for the changes of one upload, in one transaction (one upload may carry every change queued). */
+    async laterAll(waits: readonly { sent: StoredChange; hold: Hold; lastError: ErrorInfo }[]) {
+      return edit(async (ws) => {
+        await ws.preload(waits.map((w) => w.sent.guid));
+        for (const { sent, hold, lastError } of waits) {
+          // Found among its row's changes, read in bulk above (by id when a re-key moved it elsewhere).
+          const current = ws.changes(ws.resolve(sent.guid)).find((c) => c.id === sent.id) ?? (await ws.loadChange(sent.id!));
+          if (!current) continue;
           delete current.serverHold;
-          return [Object.assign(current, { attempts: sent.attempts + 1, ...hold }, lastError && { lastError })];
-        });
-        await db.outbox.bulkPut(kept);
+          Object.assign(current, { attempts: sent.attempts + 1, ...hold, lastError });
+          ws.putChange(current);
+        }
       });
     },
 
