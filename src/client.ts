@@ -172,7 +172,8 @@ export function createSyncClient(options: ClientOptions): SyncClient {
       } catch {
         // The worker may already be gone; terminating it below is what matters.
       }
-      remote[releaseProxy]();
+      // Ended already for the back/forward cache: its proxy released once is not released again (comlink throws).
+      if (!frozen) remote[releaseProxy]();
       worker.terminate();
       listeners.change.clear();
       listeners.status.clear();
