@@ -92,7 +92,7 @@ async function pushStore(store: KnownStore, options: BackgroundSyncOptions, dead
       const status = await engine.status();
       if (status.pending + status.pendingEpisodes === 0) return 'sent';
       if (status.phase === 'auth-required') return 'waiting';
-      if (Date.now() + delay > deadline) return 'waiting';
+      if (performance.now() + delay > deadline) return 'waiting';
       await sleep(delay);
       // At most 4 s apart: a server back after minutes is seen within 5 s; 150 s of it is ~40 tries, bounded.
       delay = Math.min(delay * 2, 4_000);
@@ -104,7 +104,8 @@ async function pushStore(store: KnownStore, options: BackgroundSyncOptions, dead
 
 /** Push every known store once the event fires; rejects (so the browser tries again) when something still waits. */
 async function onSync(options: BackgroundSyncOptions, lastChance: boolean): Promise<StoreOutcome[]> {
-  const deadline = Date.now() + (options.budget ?? 150_000);
+  // A duration: monotonic, so a device clock step does not end the retries early or stretch them.
+  const deadline = performance.now() + (options.budget ?? 150_000);
   const stores = await knownStores();
   const outcomes = await Promise.all(stores.map((store) => pushStore(store, options, deadline).catch((): StoreOutcome => 'waiting')));
   // On the last attempt a rejection buys nothing: everything stays queued for the app's next open anyway.
