@@ -1,5 +1,5 @@
 // opa-sync/sw: a service worker pushes what a closed page left queued, with the engine's own rules.
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { openSyncDatabase } from '../../src/schema.ts';
 import { rememberStore } from '../../worker/sw-registry.ts';
 import { serveBackgroundSync, type BackgroundSyncOptions, type SyncEventLike } from '../../worker/sw.ts';
@@ -99,6 +99,48 @@ describe('serveBackgroundSync', () => {
     serveBackgroundSync({ auth: bearer, target: self.target, budget: 20_000, baseDelay: 20 });
     await expect(self.fire()).resolves.toEqual(['sent']);
     expect(await outboxCount(dbName)).toBe(0);
+  });
+
+  it('a device clock step forward during the event does not end its retry budget (a duration, not wall time)', async () => {
+    const s = await server();
+    const dbName = await closedPageWithChange(s);
+    const realNow = Date.now.bind(Date);
+    let offset = 0;
+    const clock = vi.spyOn(Date, 'now').mockImplementation(() => realNow() + offset);
+    try {
+      // An hour forward at the first request: the outage (2 answers) is still bridged by the same event.
+      s.failNext(2, 503);
+      const forward = fakeSelf();
+      let calls = 0;
+      const stepping: typeof fetch = (input, init) => (++calls === 1 && (offset = 3_600_000), fetch(input, init));
+      serveBackgroundSync({ auth: bearer, target: forward.target, budget: 20_000, baseDelay: 20, fetch: stepping });
+      await expect(forward.fire()).resolves.toEqual(['sent']);
+      expect(await outboxCount(dbName)).toBe(0);
+    } finally {
+      clock.mockRestore();
+    }
+  });
+
+  it('a device clock step back during the event does not stretch its budget: it ends, with few requests', async () => {
+    const s = await server();
+    const dbName = await closedPageWithChange(s);
+    s.failNext(1000, 503);
+    const realNow = Date.now.bind(Date);
+    let offset = 0;
+    const clock = vi.spyOn(Date, 'now').mockImplementation(() => realNow() + offset);
+    try {
+      const back = fakeSelf();
+      let calls = 0;
+      const stepping: typeof fetch = (input, init) => (++calls === 1 && (offset = -3_600_000), fetch(input, init));
+      serveBackgroundSync({ auth: bearer, target: back.target, budget: 300, baseDelay: 20, fetch: stepping });
+      await expect(back.fire()).rejects.toThrow(/still wait/);
+      // 300 ms of retries from 20 ms apart, doubling: a handful of tries, not an hour's worth.
+      expect(calls).toBeGreaterThan(1);
+      expect(calls).toBeLessThan(12);
+      expect(await outboxCount(dbName)).toBe(1);
+    } finally {
+      clock.mockRestore();
+    }
   });
 
   it('leaves alone a store of a newer schema than its code: nothing sent, the store untouched', async () => {
