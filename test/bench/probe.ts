@@ -1,20 +1,25 @@
-// `npx tsx test/bench/probe.ts update|store|play [N]`: where one call's time goes, step by step, in Chromium.
+// `npx tsx test/bench/probe.ts update|store|play|pull [N] [--push-delay=MS] [--profile] [--busy]`: where one call's
+// time goes, step by step, in Chromium (issue 27's misses; the README's Benchmarks say what each run found).
 // Every thread of the page (the page, the engine's worker, the raw-write worker) is instrumented before its
 // first instruction (CDP, the worker held at start): each message posted and received (comlink calls and answers
 // by id, the event sink's calls by event name), each IndexedDB transaction created and completed (stores,
 // mode), each fetch; times on one clock (`performance.timeOrigin + now()`). Then, per call of the bench:
 // - update: N `update()`s on a synced store of 10,000 (default 200), each followed by a raw write round trip,
-//   as `--only=incremental`;
+//   as `--only=incremental`; each call split into steps (the edit's transaction, the last-chance copy...);
 // - store: N edits (default 30) shown by a store of 10,000 subscriptions, as `--only=scale`'s large store;
-// - play: N seconds (default 20) of `setProgress` with a 3,000-episode feed's store mounted, as the playback.
-// It prints the median of each step's time and one call's whole timeline. Wall times: compare steps with each
-// other and with the raw round trip of the same run, not with another machine.
+// - play: N seconds (default 20) of `setProgress` with a 3,000-episode feed's store mounted, as the playback;
+//   `--busy`: no instrumentation, the busy time per second from a Chrome trace, as the bench's;
+// - pull: three incremental pulls right after a 10,000-row import, each request's `since` against the entries.
+// `--push-delay=MS` sets the client's; `--profile` adds a V8 CPU profile of the engine's worker; `MARKS=FILE`
+// saves the marks, `--marks=FILE` analyses saved ones. It prints the median of each step's time and one call's
+// whole timeline. Wall times: compare steps with each other and with the raw round trip of the same run.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { startServer } from '../server/server.ts';
 import { playwrightPage } from '../support/drivers/chromium.ts';
 import { accountWithHistory, args as gpodderArgs, feedUrl, mediaUrl } from './episodes.ts';
 import { call, launchBenchBrowser } from './support/browser.ts';
 import { startSite } from './support/site.ts';
+import { workerSender } from './support/worker-cdp.ts';
 import { traceBusy } from './support/busy.ts';
 import { percentile } from './support/stats.ts';
 
@@ -83,7 +88,7 @@ process.env.BENCH_MINIFY = '0';
 // `--marks=FILE`: analyse the marks a run saved (MARKS=FILE) instead of running.
 const saved = process.argv.find((a) => a.startsWith('--marks='))?.split('=')[1];
 const mode = process.argv[2] ?? 'update';
-if (!['update', 'store', 'play', 'pull'].includes(mode)) throw new Error('usage: probe.ts update|store|play|pull [N]');
+if (!['update', 'store', 'play', 'pull'].includes(mode)) throw new Error('usage: probe.ts update|store|play|pull [N] [--push-delay=MS] [--profile] [--busy] [--marks=FILE]');
 const n = Number(process.argv.slice(3).find((a) => /^\d+$/.test(a)) ?? (mode === 'update' ? 200 : mode === 'store' ? 30 : 20));
 /** `--push-delay=MS`: the client's pushDelay (a long one: no push runs beside the calls). */
 const profile = process.argv.includes('--profile');
@@ -102,19 +107,7 @@ try {
   const page = await browser.openPage();
   const pw = playwrightPage(page)!;
   const cdp = await pw.context().newCDPSession(pw);
-  let nextId = 1;
-  const pending = new Map<number, (result: unknown) => void>();
-  const send = (sessionId: string, method: string, params: object = {}) =>
-    new Promise<unknown>((resolve) => {
-      const id = nextId++;
-      pending.set(id, resolve);
-      // A worker already ended (the raw-write worker) has no session left: nothing to read there.
-      cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id, method, params }) }).catch(() => resolve(undefined));
-    });
-  cdp.on('Target.receivedMessageFromTarget', (e: { message: string }) => {
-    const m = JSON.parse(e.message) as { id?: number; result?: unknown };
-    if (m.id !== undefined) pending.get(m.id)?.(m.result);
-  });
+  const send = workerSender(cdp);
   const workers: { session: string; label: string }[] = [];
   cdp.on('Target.attachedToTarget', (e: { sessionId: string; targetInfo: { type: string; url: string } }) => {
     if (e.targetInfo.type !== 'worker') return;
