@@ -6,6 +6,7 @@ import { accountWithHistory, args as episodeArgs } from './episodes.ts';
 import { playwrightPage } from '../support/drivers/chromium.ts';
 import { call, launchBenchBrowser } from './support/browser.ts';
 import { startSite } from './support/site.ts';
+import { workerSender } from './support/worker-cdp.ts';
 
 interface ProfileNode {
   id: number;
@@ -30,18 +31,7 @@ try {
   const page = await browser.openPage();
   const pw = playwrightPage(page)!;
   const cdp = await pw.context().newCDPSession(pw);
-  let nextId = 1;
-  const pending = new Map<number, (result: unknown) => void>();
-  const send = (sessionId: string, method: string, params: object = {}) =>
-    new Promise<unknown>((resolve) => {
-      const id = nextId++;
-      pending.set(id, resolve);
-      void cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id, method, params }) });
-    });
-  cdp.on('Target.receivedMessageFromTarget', (e: { message: string }) => {
-    const m = JSON.parse(e.message) as { id?: number; result?: unknown };
-    if (m.id !== undefined) pending.get(m.id)?.(m.result);
-  });
+  const send = workerSender(cdp);
   const profiled: string[] = [];
   cdp.on('Target.attachedToTarget', (e: { sessionId: string; targetInfo: { type: string } }) => {
     if (e.targetInfo.type !== 'worker') return;
