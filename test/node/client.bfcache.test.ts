@@ -40,14 +40,20 @@ function stubWorkers() {
 
 const pageEvent = (type: 'pagehide' | 'pageshow', persisted: boolean) => Object.assign(new Event(type), { persisted });
 
+/** A stand-in window with a client that spawns its own (stand-in) worker, as an app's page does. */
+function openPage() {
+  const page = new EventTarget();
+  vi.stubGlobal('window', page);
+  const made = stubWorkers();
+  const client = createSyncClient({ baseUrl: 'http://127.0.0.1:9/v1', dbName: uniqueDb('bfcache'), pullInterval: 0 });
+  return { page, made, client };
+}
+
 afterEach(() => void vi.unstubAllGlobals());
 
 describe('the back/forward cache', () => {
   it("ends the worker on a persisted pagehide; the app's own close() in a later pagehide listener resolves", async () => {
-    const page = new EventTarget();
-    vi.stubGlobal('window', page);
-    const made = stubWorkers();
-    const client = createSyncClient({ baseUrl: 'http://127.0.0.1:9/v1', dbName: uniqueDb('bfcache'), pullInterval: 0 });
+    const { page, made, client } = openPage();
     await client.subscriptions();
     let closing: Promise<void> | undefined;
     // Added after the client's own listener, as an app's is: it runs once the worker was ended.
@@ -59,10 +65,7 @@ describe('the back/forward cache', () => {
   });
 
   it('back from the cache, a new worker answers and the app hears "read everything again"', async () => {
-    const page = new EventTarget();
-    vi.stubGlobal('window', page);
-    const made = stubWorkers();
-    const client = createSyncClient({ baseUrl: 'http://127.0.0.1:9/v1', dbName: uniqueDb('bfcache'), pullInterval: 0 });
+    const { page, made, client } = openPage();
     const changes: ChangeEvent[] = [];
     client.on('change', (c) => changes.push(c));
     await client.add('https://example.com/kept.xml');
@@ -77,10 +80,7 @@ describe('the back/forward cache', () => {
   });
 
   it('a pagehide that is not persisted (the page unloads) keeps the worker until close()', async () => {
-    const page = new EventTarget();
-    vi.stubGlobal('window', page);
-    const made = stubWorkers();
-    const client = createSyncClient({ baseUrl: 'http://127.0.0.1:9/v1', dbName: uniqueDb('bfcache'), pullInterval: 0 });
+    const { page, made, client } = openPage();
     await client.subscriptions();
     page.dispatchEvent(pageEvent('pagehide', false));
     page.dispatchEvent(pageEvent('pageshow', false));
