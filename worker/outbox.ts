@@ -117,6 +117,14 @@ export async function push(ctx: PushContext): Promise<PushResult> {
     if (!due.length) return result;
     const taken = due;
     try {
+      // An add sent before whose feed the server has changed since: its word settles the add (see `adopt`).
+      const adopted = await ctx.store.adopt(due.filter((c) => c.sentAfter !== undefined));
+      if (adopted.ids.size) {
+        result.pushed += adopted.ids.size;
+        ctx.onChange(adopted.changed);
+        ctx.onQueue();
+        due = due.filter((c) => !adopted.ids.has(c.id!));
+      }
       // Adds and moves are marked before they leave: one that may have reached the server is never folded into
       // (a second move of a gPodder feed does not compose with the first: the middle URL would stay subscribed).
       const needsMark = (c: StoredChange) => (c.kind === 'add' || c.change?.guid !== undefined) && !c.sent;

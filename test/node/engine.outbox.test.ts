@@ -344,3 +344,58 @@ describe('an add whose answer was lost', () => {
     expect(s.state()[0]?.deleted).toBeDefined();
   });
 });
+
+describe('an add whose answer was lost, then another device (issue 26: never a second copy that changes the result)', () => {
+  // No retry of its own between the steps: the next attempt is the test's sync(), which pulls first.
+  const slow = { pushDelay: 60_000, retry: { baseDelay: 60_000, maxDelay: 60_000 } };
+  const feed = 'https://lost-then-foreign.example/feed.xml';
+
+  it("is not sent again over another device's unsubscribe: the server took it, and what came after stands", async () => {
+    const s = await server({ seed: 2 });
+    const e = engine(s, slow);
+    await e.sync();
+    await e.add(feed);
+    s.dropNext(1, { method: 'POST' }, { afterHandling: true });
+    await e.sync();
+    const { guid } = s.state().find((x) => x.feed_url === feed)!;
+    s.foreign.patch(guid, { is_subscribed: false });
+    s.clearLog();
+    await settle(e);
+    expect(requests(s, 'POST')).toHaveLength(0);
+    expect(s.entry(guid)).toMatchObject({ is_subscribed: false });
+    expect(picture(await e.subscriptions())).toEqual(serverPicture(s));
+  });
+
+  it("is not sent again over another device's deletion", async () => {
+    const s = await server({ seed: 2 });
+    const e = engine(s, slow);
+    await e.sync();
+    await e.add(feed);
+    s.dropNext(1, { method: 'POST' }, { afterHandling: true });
+    await e.sync();
+    const { guid } = s.state().find((x) => x.feed_url === feed)!;
+    s.foreign.remove(guid);
+    await settle(e);
+    expect(s.entry(guid)?.deleted).toBeDefined();
+    expect(picture(await e.subscriptions())).toEqual(serverPicture(s));
+  });
+
+  it('a sent add whose POST never arrived is still delivered, though the pull lists its feed again (overlap) after our own acknowledged unsubscribe', async () => {
+    const s = await server({ seed: 2 });
+    const e = engine(s, slow);
+    await e.sync();
+    const { guid, feed_url } = s.state()[0]!;
+    // Our unsubscribe is acknowledged (the row's server stamp is now past the cursor), then we subscribe again.
+    await e.update(guid, { isSubscribed: false });
+    await settle(e);
+    expect(s.entry(guid)).toMatchObject({ is_subscribed: false });
+    await e.add(feed_url);
+    s.dropNext(1, { method: 'POST' });
+    await e.sync();
+    expect(s.entry(guid)).toMatchObject({ is_subscribed: false });
+    expect((await e.pending()).map((p) => [p.kind, p.attempts])).toEqual([['add', 1]]);
+    await settle(e);
+    expect(s.entry(guid)).toMatchObject({ is_subscribed: true });
+    expect(picture(await e.subscriptions())).toEqual(serverPicture(s));
+  });
+});

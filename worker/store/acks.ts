@@ -5,7 +5,7 @@ import type { ErrorInfo } from '../../src/types.ts';
 import type { Hold } from '../hold.ts';
 import { formatTimestamp, parseTimestamp } from '../time.ts';
 import type { AddedEntry, UpdateResult } from '../transport.ts';
-import type { StoreCore } from './core.ts';
+import { META, type StoreCore } from './core.ts';
 import type { Workset } from './workset.ts';
 
 /** Edit fields of a stored change (found by id; `undefined` removes a field) and re-derive its row. */
@@ -165,14 +165,47 @@ export function createAcks(core: StoreCore) {
     /** Edit fields of a stored change and re-derive its row. */
     patchChange: (sent: StoredChange, fields: Partial<StoredChange>) => patchChange(core, sent, fields),
 
+    /**
+     * Settle by the server's word the adds sent before whose outcome is unknown (no answer came) and whose feed
+     * a pull has since listed stamped after `sentAfter`: the server changed it after the add may have reached
+     * it. If the add did, what came after (another device unsubscribing or deleting it) must stand, and a POST
+     * sent again would undo it (it re-subscribes). If it did not, another device changed the same feed in the
+     * meantime without knowing of ours: a conflict between two edits neither saw, where the server's word is as
+     * good an outcome as ours, and better than reversing an edit made after seeing ours. A stamp from before
+     * (an overlap, an older state listed again) says nothing: the add goes again. Returns the ids settled.
+     */
+    async adopt(adds: readonly StoredChange[]) {
+      const ids = new Set<number>();
+      if (!adds.length) return { ids, changed: [] as string[] };
+      const { changed } = await edit(async (ws) => {
+        const rows = await db.subscriptions.toArray();
+        for (const sent of adds) {
+          const current = await ws.loadChange(sent.id!);
+          if (!current) continue;
+          const heard = rows.filter((r) => r.guid === current.guid || r.base?.feedUrl === current.feedUrl).map((r) => r.guid);
+          await ws.preload(heard);
+          const base = heard.map((g) => ws.row(ws.resolve(g))?.base).find((b) => b && b.at > sent.sentAfter!);
+          if (!base) continue;
+          // Onto the server's row (the pull stored it apart from a local add's), keeping its state; then drop the add.
+          ws.setBase(current.guid, { ...base });
+          ws.deleteChange(current);
+          ids.add(sent.id!);
+        }
+      });
+      return { ids, changed };
+    },
+
     /** Record that these adds are about to be sent (before the request: a crash after it must still know). */
     async markSent(ids: number[]): Promise<Map<number, StoredChange>> {
       if (!ids.length) return new Map();
-      return core.transact('rw', [db.outbox], async () => {
+      return core.transact('rw', [db.outbox, db.subscriptions, db.meta], async () => {
         // Only what still exists, as it is now: since the queue was read, a remove() may have dropped an
         // unsent add, or an edit folded into it. What is marked here is exactly what gets sent.
         const found = (await db.outbox.bulkGet(ids)).filter((c): c is StoredChange => c !== undefined);
-        const marked = found.map((c) => ({ ...c, sent: true }));
+        const cursor = (await db.meta.get(META.cursor))?.value;
+        const rows = await db.subscriptions.bulkGet(found.map((c) => c.guid));
+        // Past our cursor and past what an answer of ours already said of its row (see `adopt`).
+        const marked = found.map((c, i) => ({ ...c, sent: true, ...(c.kind === 'add' && typeof cursor === 'number' ? { sentAfter: Math.max(cursor, rows[i]?.base?.at ?? 0) } : {}) }));
         await db.outbox.bulkPut(marked);
         return new Map(marked.map((c) => [c.id!, c]));
       });
