@@ -117,19 +117,15 @@ export async function push(ctx: PushContext): Promise<PushResult> {
     if (!due.length) return result;
     const taken = due;
     try {
-      // An add sent before whose feed the server has changed since: its word settles the add (see `adopt`).
-      const adopted = await ctx.store.adopt(due.filter((c) => c.sentAfter !== undefined));
-      if (adopted.ids.size) {
-        result.pushed += adopted.ids.size;
-        ctx.onChange(adopted.changed);
-        ctx.onQueue();
-        due = due.filter((c) => !adopted.ids.has(c.id!));
-      }
       // Adds and moves are marked before they leave: one that may have reached the server is never folded into
       // (a second move of a gPodder feed does not compose with the first: the middle URL would stay subscribed).
-      const needsMark = (c: StoredChange) => (c.kind === 'add' || c.change?.guid !== undefined) && !c.sent;
-      const marked = await ctx.store.markSent(due.filter(needsMark).map((c) => c.id!));
-      due = due.flatMap((c) => (!needsMark(c) ? [c] : marked.has(c.id!) ? [marked.get(c.id!)!] : []));
+      // An add sent before whose feed the server changed since is settled by the server's word (see `markSent`).
+      const marked = await ctx.store.markSent(due);
+      due = marked.result;
+      if (marked.changed.length) {
+        ctx.onChange(marked.changed);
+        ctx.onQueue();
+      }
       if (ctx.transport.batching === 'all') {
         const settled = await sendBatch(ctx, due);
         settled.forEach((s, i) => (s === 'deferred' ? attempted.delete(due[i]!.id!) : count(s)));

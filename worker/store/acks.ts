@@ -166,49 +166,55 @@ export function createAcks(core: StoreCore) {
     patchChange: (sent: StoredChange, fields: Partial<StoredChange>) => patchChange(core, sent, fields),
 
     /**
-     * Settle by the server's word the adds sent before whose outcome is unknown (no answer came) and whose feed
-     * a pull has since listed stamped after `sentAfter`: the server changed it after the add may have reached
-     * it. If the add did, what came after (another device unsubscribing or deleting it) must stand, and a POST
-     * sent again would undo it (it re-subscribes). If it did not, another device changed the same feed in the
-     * meantime without knowing of ours: a conflict between two edits neither saw, where the server's word is as
-     * good an outcome as ours, and better than reversing an edit made after seeing ours. A stamp from before
-     * (an overlap, an older state listed again) says nothing: the add goes again. Returns the ids settled.
+     * The changes about to be sent, as they are now (a remove() may have dropped an unsent add since the queue
+     * was read, or an edit folded into it). Adds and moves not sent yet are marked `sent` first (before the
+     * request: a crash after it must still know); an add takes `sentAfter`, past our cursor and past what an
+     * answer of ours already said of its row.
+     *
+     * An add sent before (no answer came) whose feed a pull has since listed stamped after `sentAfter` is not
+     * sent again: the server's word settles it. If the add reached the server, what came after (another device
+     * unsubscribing or deleting the feed) must stand, and a POST sent again would undo it (it re-subscribes). If
+     * it did not, another device changed the same feed meanwhile without knowing of ours: a conflict of two edits
+     * neither saw, where the server's word is as good an outcome as ours, and better than undoing an edit made
+     * after seeing ours. An older stamp (an overlap, a state listed again) says nothing: the add goes again.
      */
-    async adopt(adds: readonly StoredChange[]) {
-      const ids = new Set<number>();
-      if (!adds.length) return { ids, changed: [] as string[] };
-      const { changed } = await edit(async (ws) => {
-        const rows = await db.subscriptions.toArray();
-        for (const sent of adds) {
-          const current = await ws.loadChange(sent.id!);
-          if (!current) continue;
-          const heard = rows.filter((r) => r.guid === current.guid || r.base?.feedUrl === current.feedUrl).map((r) => r.guid);
-          await ws.preload(heard);
-          const base = heard.map((g) => ws.row(ws.resolve(g))?.base).find((b) => b && b.at > sent.sentAfter!);
-          if (!base) continue;
-          // Onto the server's row (the pull stored it apart from a local add's), keeping its state; then drop the add.
-          ws.setBase(current.guid, { ...base });
-          ws.deleteChange(current);
-          ids.add(sent.id!);
-        }
-      });
-      return { ids, changed };
-    },
-
-    /** Record that these adds are about to be sent (before the request: a crash after it must still know). */
-    async markSent(ids: number[]): Promise<Map<number, StoredChange>> {
-      if (!ids.length) return new Map();
-      return core.transact('rw', [db.outbox, db.subscriptions, db.meta], async () => {
-        // Only what still exists, as it is now: since the queue was read, a remove() may have dropped an
-        // unsent add, or an edit folded into it. What is marked here is exactly what gets sent.
-        const found = (await db.outbox.bulkGet(ids)).filter((c): c is StoredChange => c !== undefined);
-        const cursor = (await db.meta.get(META.cursor))?.value;
-        const rows = await db.subscriptions.bulkGet(found.map((c) => c.guid));
-        // Past our cursor and past what an answer of ours already said of its row (see `adopt`).
-        const marked = found.map((c, i) => ({ ...c, sent: true, ...(c.kind === 'add' && typeof cursor === 'number' ? { sentAfter: Math.max(cursor, rows[i]?.base?.at ?? 0) } : {}) }));
-        await db.outbox.bulkPut(marked);
-        return new Map(marked.map((c) => [c.id!, c]));
-      });
+    async markSent(due: StoredChange[]): Promise<{ result: StoredChange[]; changed: string[] }> {
+      const as = (c: StoredChange) => c.sentAfter === undefined && (c.sent || (c.kind !== 'add' && c.change?.guid === undefined));
+      if (due.every(as)) return { result: due, changed: [] };
+      return edit(
+        async (ws) => {
+          const cursor = (await db.meta.get(META.cursor))?.value;
+          const rows = due.some((c) => c.sentAfter !== undefined) ? await db.subscriptions.toArray() : [];
+          const going: StoredChange[] = [];
+          for (const c of due) {
+            if (as(c)) {
+              going.push(c);
+              continue;
+            }
+            const current = await ws.loadChange(c.id!);
+            if (!current) continue;
+            if (c.sentAfter !== undefined) {
+              const heard = rows.filter((r) => r.guid === current.guid || r.base?.feedUrl === c.feedUrl).map((r) => r.guid);
+              await ws.preload(heard);
+              const base = heard.map((g) => ws.row(ws.resolve(g))?.base).find((b) => b && b.at > c.sentAfter!);
+              if (base) {
+                // Onto the server's row (a pull stores it apart from a local add's), which keeps its state.
+                ws.setBase(current.guid, base);
+                ws.deleteChange(current);
+                continue;
+              }
+            } else {
+              current.sent = true;
+              if (c.kind === 'add' && typeof cursor === 'number') current.sentAfter = Math.max(cursor, ws.row(current.guid)?.base?.at ?? 0);
+              ws.putChange(current);
+            }
+            going.push(current);
+          }
+          return going;
+        },
+        undefined,
+        true,
+      );
     },
   };
 }
