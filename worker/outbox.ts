@@ -45,6 +45,8 @@ export interface PushResult {
   failed: number;
   /** Steady device time (`PushContext.now`) of the earliest change waiting for a retry, if any. */
   wakeAt?: number;
+  /** Whether a change that may have reached the server waits among them (its retry pulls first, see `markSent`). */
+  pullNext?: boolean;
 }
 
 /** Where a change stands after one attempt; `deferred` was not sent (not an attempt). */
@@ -114,6 +116,7 @@ export async function push(ctx: PushContext): Promise<PushResult> {
     const waiting = all.filter((c) => !due.includes(c) && !ctx.inFlight.has(c.id!));
     // A change already tried in this run goes again in a later run, never sooner than its own time.
     result.wakeAt = waiting.length ? Math.min(...waiting.map((c) => dueAt(c, now))) : undefined;
+    result.pullNext = waiting.some((c) => c.sent);
     if (!due.length) return result;
     const taken = due;
     try {

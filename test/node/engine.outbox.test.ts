@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { openSyncDatabase } from '../../src/schema.ts';
 import { isSyncError } from '../../src/errors.ts';
-import { engine, picture, requests, server, serverPicture, settle, until } from './helpers.ts';
+import { engine, picture, requests, server, serverPicture, settle, spyFetch, until } from './helpers.ts';
 
 describe('outbox', () => {
   it('update() resolves once the change is durable, and reads show base ⊕ pending', async () => {
@@ -363,6 +363,27 @@ describe('an add whose answer was lost, then another device (issue 26: never a s
     await settle(e);
     expect(requests(s, 'POST')).toHaveLength(0);
     expect(s.entry(guid)).toMatchObject({ is_subscribed: false });
+    expect(picture(await e.subscriptions())).toEqual(serverPicture(s));
+  });
+
+  it("the engine's own retry pulls first: another device's unsubscribe right after the lost answer stands", async () => {
+    const s = await server({ seed: 2 });
+    let cut = true;
+    // The POST reaches the server, another device unsubscribes the new feed at once, and the answer is lost.
+    const fetch = spyFetch(async (url, init, real) => {
+      const response = await real(url, init);
+      if (init?.method !== 'POST' || !cut) return response;
+      cut = false;
+      s.foreign.patch(s.state().find((x) => x.feed_url === feed)!.guid, { is_subscribed: false });
+      throw new TypeError('connection reset');
+    });
+    const e = engine(s, { pushDelay: 60_000, fetch });
+    await e.sync();
+    await e.add(feed);
+    await e.sync();
+    await until(async () => (await e.pending()).length === 0);
+    expect(requests(s, 'POST')).toHaveLength(1);
+    expect(s.state().find((x) => x.feed_url === feed)).toMatchObject({ is_subscribed: false });
     expect(picture(await e.subscriptions())).toEqual(serverPicture(s));
   });
 

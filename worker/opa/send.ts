@@ -63,7 +63,7 @@ async function request(http: Http, { change, target }: SendItem): Promise<SendOu
     const item = result.success.find((s) => s.feed_url === change.feedUrl) ?? result.success[0];
     if (!item) {
       const refusal = result.failure[0];
-      throw new SyncError('invalid', `POST /subscriptions: ${refusal?.message ?? 'the server added nothing'}`, { status: response.status });
+      throw new SyncError('invalid', `POST /subscriptions: ${refusal?.message ?? 'nothing added'}`, { status: response.status });
     }
     return { type: 'added', entry: toAddedEntry(item) };
   }

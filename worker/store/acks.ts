@@ -1,6 +1,6 @@
 // What the server answered to queued changes: the base takes the server's word, and a change leaves the
 // queue only if it is still the version that was sent (an edit made during the request stays queued).
-import type { ServerBase, StoredChange } from '../../src/schema.ts';
+import type { ServerBase, StoredChange, StoredSubscription } from '../../src/schema.ts';
 import type { ErrorInfo } from '../../src/types.ts';
 import type { Hold } from '../hold.ts';
 import { formatTimestamp, parseTimestamp } from '../time.ts';
@@ -184,7 +184,7 @@ export function createAcks(core: StoreCore) {
       return edit(
         async (ws) => {
           const cursor = (await db.meta.get(META.cursor))?.value;
-          const rows = due.some((c) => c.sentAfter !== undefined) ? await db.subscriptions.toArray() : [];
+          let rows: StoredSubscription[] | undefined;
           const going: StoredChange[] = [];
           for (const c of due) {
             if (as(c)) {
@@ -194,7 +194,7 @@ export function createAcks(core: StoreCore) {
             const current = await ws.loadChange(c.id!);
             if (!current) continue;
             if (c.sentAfter !== undefined) {
-              const heard = rows.filter((r) => r.guid === current.guid || r.base?.feedUrl === c.feedUrl).map((r) => r.guid);
+              const heard = (rows ??= await db.subscriptions.toArray()).filter((r) => r.guid === current.guid || r.base?.feedUrl === c.feedUrl).map((r) => r.guid);
               await ws.preload(heard);
               const base = heard.map((g) => ws.row(ws.resolve(g))?.base).find((b) => b && b.at > c.sentAfter!);
               if (base) {
