@@ -45,7 +45,7 @@ export interface PushResult {
   failed: number;
   /** Steady device time (`PushContext.now`) of the earliest change waiting for a retry, if any. */
   wakeAt?: number;
-  /** Whether a change that may have reached the server waits among them (its retry pulls first, see `markSent`). */
+  /** Whether a change that may have reached the server failed in this run (its retry pulls first, see `markSent`). */
   pullNext?: boolean;
 }
 
@@ -116,7 +116,7 @@ export async function push(ctx: PushContext): Promise<PushResult> {
     const waiting = all.filter((c) => !due.includes(c) && !ctx.inFlight.has(c.id!));
     // A change already tried in this run goes again in a later run, never sooner than its own time.
     result.wakeAt = waiting.length ? Math.min(...waiting.map((c) => dueAt(c, now))) : undefined;
-    result.pullNext = waiting.some((c) => c.sent);
+    result.pullNext = waiting.some((c) => c.sent && attempted.has(c.id!));
     if (!due.length) return result;
     const taken = due;
     try {

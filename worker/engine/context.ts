@@ -29,7 +29,7 @@ export interface EngineState {
   requests: number;
   /** A push asked for a pull to reconcile (a 2xx it could not read). */
   needsPull: boolean;
-  /** A sent add waits for a retry: the next run pulls first (the server's later word may settle it, see `markSent`). */
+  /** A change that may have reached the server failed: the next run pulls first (the server's later word may settle it, see `markSent`). */
   pullNext?: boolean;
   /** Consecutive failed pulls (the retry backoff's exponent). */
   pullFailures: number;
