@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { openSyncDatabase } from '../../src/schema.ts';
 import { isSyncError } from '../../src/errors.ts';
 import { engine, picture, requests, server, serverPicture, settle, spyFetch, until } from './helpers.ts';
+import type { RefServer } from '../server/types.ts';
 
 describe('outbox', () => {
   it('update() resolves once the change is durable, and reads show base ⊕ pending', async () => {
@@ -350,7 +351,8 @@ describe('an add whose answer was lost, then another device (issue 26: never a s
   const slow = { pushDelay: 60_000, retry: { baseDelay: 60_000, maxDelay: 60_000 } };
   const feed = 'https://lost-then-foreign.example/feed.xml';
 
-  it("is not sent again over another device's unsubscribe: the server took it, and what came after stands", async () => {
+  /** An add whose POST the server applied but whose answer was lost; then `foreign` (another device), then a sync. */
+  async function lostThen(foreign: (s: RefServer, guid: string) => void) {
     const s = await server({ seed: 2 });
     const e = engine(s, slow);
     await e.sync();
@@ -358,12 +360,16 @@ describe('an add whose answer was lost, then another device (issue 26: never a s
     s.dropNext(1, { method: 'POST' }, { afterHandling: true });
     await e.sync();
     const { guid } = s.state().find((x) => x.feed_url === feed)!;
-    s.foreign.patch(guid, { is_subscribed: false });
+    foreign(s, guid);
     s.clearLog();
     await settle(e);
     expect(requests(s, 'POST')).toHaveLength(0);
-    expect(s.entry(guid)).toMatchObject({ is_subscribed: false });
     expect(picture(await e.subscriptions())).toEqual(serverPicture(s));
+    return s.entry(guid);
+  }
+
+  it("is not sent again over another device's unsubscribe: the server took it, and what came after stands", async () => {
+    expect(await lostThen((s, guid) => s.foreign.patch(guid, { is_subscribed: false }))).toMatchObject({ is_subscribed: false });
   });
 
   it("the engine's own retry pulls first: another device's unsubscribe right after the lost answer stands", async () => {
@@ -388,17 +394,7 @@ describe('an add whose answer was lost, then another device (issue 26: never a s
   });
 
   it("is not sent again over another device's deletion", async () => {
-    const s = await server({ seed: 2 });
-    const e = engine(s, slow);
-    await e.sync();
-    await e.add(feed);
-    s.dropNext(1, { method: 'POST' }, { afterHandling: true });
-    await e.sync();
-    const { guid } = s.state().find((x) => x.feed_url === feed)!;
-    s.foreign.remove(guid);
-    await settle(e);
-    expect(s.entry(guid)?.deleted).toBeDefined();
-    expect(picture(await e.subscriptions())).toEqual(serverPicture(s));
+    expect((await lostThen((s, guid) => s.foreign.remove(guid)))?.deleted).toBeDefined();
   });
 
   it('a sent add whose POST never arrived is delivered, though the pull lists its feed stamped after the cursor (our own unsubscribe)', async () => {
