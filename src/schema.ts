@@ -54,7 +54,7 @@ export interface StoredChange {
   /**
    * An add's: the newest server time (ms) this store knew of its subscription when it was first sent (set when a
    * pull had completed). A server stamp on that feed later than this is the server's word after the add may
-   * have reached it: the add is then settled by that word, never sent again (see the outbox's `adopt`).
+   * have reached it: the add is then settled by that word, never sent again (see `markSent` in worker/store/acks.ts).
    */
   sentAfter?: number;
   /**
