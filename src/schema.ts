@@ -52,6 +52,12 @@ export interface StoredChange {
   /** Set before an add or a move (a guid change) is first sent: the server may have it even if no answer came (it must not be folded away). */
   sent?: boolean;
   /**
+   * An add's: the newest server time (ms) this store knew of its subscription when it was first sent (set when a
+   * pull had completed). A server stamp on that feed later than this is the server's word after the add may
+   * have reached it: the add is then settled by that word, never sent again (see `markSent` in worker/store/acks.ts).
+   */
+  sentAfter?: number;
+  /**
    * Queued behind a deletion of its subscription by `remove()`: dropped once the deletion succeeds, sent (and
    * shown) if the server refuses it or rolls it back.
    */

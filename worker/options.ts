@@ -102,7 +102,7 @@ export function resolveOptions(options: SyncOptions): ResolvedOptions {
   if (options.account !== undefined) resolved.account = String(options.account);
   else if (named !== undefined) resolved.account = named;
   if (named !== undefined && named !== resolved.account) {
-    throw new SyncError('invalid', `auth names the user ${named}, but account is ${resolved.account}: they must be the same`);
+    throw new SyncError('invalid', `auth names the user ${named}, but account is ${resolved.account}`);
   }
   return resolved;
 }

@@ -45,6 +45,8 @@ export interface PushResult {
   failed: number;
   /** Steady device time (`PushContext.now`) of the earliest change waiting for a retry, if any. */
   wakeAt?: number;
+  /** Whether a change that may have reached the server failed in this run (its retry pulls first, see `markSent`). */
+  pullNext?: boolean;
 }
 
 /** Where a change stands after one attempt; `deferred` was not sent (not an attempt). */
@@ -114,14 +116,19 @@ export async function push(ctx: PushContext): Promise<PushResult> {
     const waiting = all.filter((c) => !due.includes(c) && !ctx.inFlight.has(c.id!));
     // A change already tried in this run goes again in a later run, never sooner than its own time.
     result.wakeAt = waiting.length ? Math.min(...waiting.map((c) => dueAt(c, now))) : undefined;
+    result.pullNext = waiting.some((c) => c.sent && attempted.has(c.id!));
     if (!due.length) return result;
     const taken = due;
     try {
       // Adds and moves are marked before they leave: one that may have reached the server is never folded into
       // (a second move of a gPodder feed does not compose with the first: the middle URL would stay subscribed).
-      const needsMark = (c: StoredChange) => (c.kind === 'add' || c.change?.guid !== undefined) && !c.sent;
-      const marked = await ctx.store.markSent(due.filter(needsMark).map((c) => c.id!));
-      due = due.flatMap((c) => (!needsMark(c) ? [c] : marked.has(c.id!) ? [marked.get(c.id!)!] : []));
+      // An add sent before whose feed the server changed since is settled by the server's word (see `markSent`).
+      const marked = await ctx.store.markSent(due);
+      due = marked.result;
+      if (marked.changed.length) {
+        ctx.onChange(marked.changed);
+        ctx.onQueue();
+      }
       if (ctx.transport.batching === 'all') {
         const settled = await sendBatch(ctx, due);
         settled.forEach((s, i) => (s === 'deferred' ? attempted.delete(due[i]!.id!) : count(s)));

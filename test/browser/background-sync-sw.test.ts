@@ -65,26 +65,38 @@ describe.runIf(selectedEngines().includes('chromium'))('chromium', () => {
     if (dropHeldUpload) opa.dropNext(1, { method: 'POST', path: '/subscriptions' });
   }
 
+  /**
+   * A page adds FEED while the server drops everything and closes; the next sync event's upload is held, the
+   * service worker stopped while it is, and the upload then applied (`applied`) or cut unapplied. `before` runs
+   * on the reset server first.
+   */
+  async function stoppedMidPush(applied: boolean, before = () => {}) {
+    const { browser, opa, pages } = env();
+    opa.reset();
+    before();
+    const context = await browser.newContext();
+    const options = opaOptions('bg-stopped');
+    const page = await leftBehind(context, options, FEED, () => opa.dropNext(1_000_000));
+    const sw = await controlServiceWorker(context, pages.url);
+    await page.close();
+    holdAnswers(!applied);
+    await sw.fireSync();
+    const held = await waitFor('the upload in flight, its answer held', () => opaUploads()[0], 20_000);
+    const stops = sw.stops();
+    await sw.stop();
+    // Chromium may start it again at once (its own retry of the failed event): a stop is what counts.
+    await waitFor('the service worker stopped', () => sw.stops() > stops);
+    expect(held.status).toBe(0);
+    await waitFor('the held upload settled on the server', () => held.status !== 0, HOLD + 5000);
+    expect(held.fault).toBe(applied ? undefined : 'drop');
+    opa.setLatency(0);
+    return { context, options, sw, held };
+  }
+
   for (const applied of [false, true]) {
     it(`stopped in the middle of a push (the held upload ${applied ? 'applied, its answer lost' : 'never applied'}): nothing lost, the next attempt finishes it, one copy on the server`, async () => {
-      const { browser, opa, pages } = env();
-      opa.reset();
-      const context = await browser.newContext();
-      const options = opaOptions('bg-stopped');
-      const page = await leftBehind(context, options, FEED, () => opa.dropNext(1_000_000));
-      const sw = await controlServiceWorker(context, pages.url);
-      await page.close();
-      holdAnswers(!applied);
-      await sw.fireSync();
-      const held = await waitFor('the upload in flight, its answer held', () => opaUploads()[0], 20_000);
-      const stops = sw.stops();
-      await sw.stop();
-      // Chromium may start it again at once (its own retry of the failed event): a stop is what counts.
-      await waitFor('the service worker stopped', () => sw.stops() > stops);
-      expect(held.status).toBe(0);
-      await waitFor('the held upload settled on the server', () => held.status !== 0, HOLD + 5000);
-      expect(held.fault).toBe(applied ? undefined : 'drop');
-      opa.setLatency(0);
+      const { pages } = env();
+      const { context, options, sw, held } = await stoppedMidPush(applied);
       await sw.fireSync();
       await waitFor('the upload answered, sent by the next attempt', () => served(opaUploads().filter((e) => e !== held)).length > 0, 20_000);
       // Settled: the service worker's run is over before the server is read.
@@ -102,6 +114,24 @@ describe.runIf(selectedEngines().includes('chromium'))('chromium', () => {
       await context.close();
     });
   }
+
+  it("the held upload applied, its answer lost, then another device unsubscribes the feed: the next attempt pulls first and does not upload it again (issue 26)", async () => {
+    const { opa, pages } = env();
+    // A feed already on the account: the page's first pull gets a cursor (the server's time) to judge stamps by.
+    const { context, options, sw } = await stoppedMidPush(true, () => opa.foreign.add('https://feeds.example/background/other.xml'));
+    opa.foreign.patch(onOpaServer()[0]!.guid, { is_subscribed: false });
+    opa.clearLog();
+    await sw.fireSync();
+    await waitFor('the next attempt pulled', () => served(opa.log().filter((e) => e.method === 'GET')).length > 0, 20_000);
+    const next = await openPage(context, pages.url, options);
+    const status = await next.evaluate(() => window.opa.client.sync().then(() => window.opa.client.status()));
+    expect(status.pending).toBe(0);
+    expect(opaUploads()).toHaveLength(0);
+    expect(onOpaServer()).toMatchObject([{ is_subscribed: false }]);
+    const subscriptions = await next.evaluate(() => window.opa.client.subscriptions());
+    expect(subscriptions.filter((s) => s.feedUrl === FEED)).toMatchObject([{ isSubscribed: false, pending: false }]);
+    await context.close();
+  });
 
   it('a tab opened while the service worker pushes: one sender (the Web Lock), the change uploaded once', async () => {
     const { browser, opa, pages } = env();

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { openSyncDatabase } from '../../src/schema.ts';
 import { isSyncError } from '../../src/errors.ts';
-import { engine, picture, requests, server, serverPicture, settle, until } from './helpers.ts';
+import { engine, picture, requests, server, serverPicture, settle, spyFetch, until } from './helpers.ts';
+import type { RefServer } from '../server/types.ts';
 
 describe('outbox', () => {
   it('update() resolves once the change is durable, and reads show base ⊕ pending', async () => {
@@ -342,5 +343,76 @@ describe('an add whose answer was lost', () => {
     await e.remove('renamed-after-lost-add');
     await settle(e);
     expect(s.state()[0]?.deleted).toBeDefined();
+  });
+});
+
+describe('an add whose answer was lost, then another device (issue 26: never a second copy that changes the result)', () => {
+  // No retry of its own between the steps: the next attempt is the test's sync(), which pulls first.
+  const slow = { pushDelay: 60_000, retry: { baseDelay: 60_000, maxDelay: 60_000 } };
+  const feed = 'https://lost-then-foreign.example/feed.xml';
+
+  /** An add whose POST the server applied but whose answer was lost; then `foreign` (another device), then a sync. */
+  async function lostThen(foreign: (s: RefServer, guid: string) => void) {
+    const s = await server({ seed: 2 });
+    const e = engine(s, slow);
+    await e.sync();
+    await e.add(feed);
+    s.dropNext(1, { method: 'POST' }, { afterHandling: true });
+    await e.sync();
+    const { guid } = s.state().find((x) => x.feed_url === feed)!;
+    foreign(s, guid);
+    s.clearLog();
+    await settle(e);
+    expect(requests(s, 'POST')).toHaveLength(0);
+    expect(picture(await e.subscriptions())).toEqual(serverPicture(s));
+    return s.entry(guid);
+  }
+
+  it("is not sent again over another device's unsubscribe: the server took it, and what came after stands", async () => {
+    expect(await lostThen((s, guid) => s.foreign.patch(guid, { is_subscribed: false }))).toMatchObject({ is_subscribed: false });
+  });
+
+  it("the engine's own retry pulls first: another device's unsubscribe right after the lost answer stands", async () => {
+    const s = await server({ seed: 2 });
+    let cut = true;
+    // The POST reaches the server, another device unsubscribes the new feed at once, and the answer is lost.
+    const fetch = spyFetch(async (url, init, real) => {
+      const response = await real(url, init);
+      if (init?.method !== 'POST' || !cut) return response;
+      cut = false;
+      s.foreign.patch(s.state().find((x) => x.feed_url === feed)!.guid, { is_subscribed: false });
+      throw new TypeError('connection reset');
+    });
+    const e = engine(s, { pushDelay: 60_000, fetch });
+    await e.sync();
+    await e.add(feed);
+    await e.sync();
+    await until(async () => (await e.pending()).length === 0);
+    expect(requests(s, 'POST')).toHaveLength(1);
+    expect(s.state().find((x) => x.feed_url === feed)).toMatchObject({ is_subscribed: false });
+    expect(picture(await e.subscriptions())).toEqual(serverPicture(s));
+  });
+
+  it("is not sent again over another device's deletion", async () => {
+    expect((await lostThen((s, guid) => s.foreign.remove(guid)))?.deleted).toBeDefined();
+  });
+
+  it('a sent add whose POST never arrived is delivered, though the pull lists its feed stamped after the cursor (our own unsubscribe)', async () => {
+    const s = await server({ seed: 2 });
+    // Edits go at once (a push, no pull): the row's server stamp passes the cursor with our own acknowledged PATCH.
+    const e = engine(s, { retry: slow.retry });
+    await e.sync();
+    const { guid, feed_url } = s.state()[0]!;
+    await e.update(guid, { isSubscribed: false });
+    await until(async () => (await e.pending()).length === 0 && s.entry(guid)?.is_subscribed === false);
+    // Subscribed again; the POST is lost on its way (the server never sees it).
+    s.dropNext(1, { method: 'POST' });
+    await e.add(feed_url);
+    await until(async () => (await e.pending())[0]?.attempts === 1);
+    expect(s.entry(guid)).toMatchObject({ is_subscribed: false });
+    // The next attempt pulls first: it lists our own unsubscribe, which says nothing of the add.
+    await settle(e);
+    expect(s.entry(guid)).toMatchObject({ is_subscribed: true });
+    expect(picture(await e.subscriptions())).toEqual(serverPicture(s));
   });
 });

@@ -24,7 +24,7 @@ export async function sync(ctx: EngineContext): Promise<SyncReport> {
   alive(ctx);
   await typed(() => whenBound(ctx));
   if (!ctx.state.browserOnline) throw new SyncError('offline', 'the page reports no network; changes stay queued');
-  if (ctx.state.authPaused) throw new SyncError('unauthorized', 'paused after the server refused the credentials: call setAuth()', { status: 401 });
+  if (ctx.state.authPaused) throw new SyncError('unauthorized', 'credentials refused: call setAuth()', { status: 401 });
   if (!ctx.leadership.isLeader) return forwardSync(ctx);
   return requestSync(ctx);
 }
@@ -132,7 +132,7 @@ export function createApi(ctx: EngineContext): Omit<SyncEngine, 'onLastChance'> 
       // knew no account yet takes this one.
       const account = authAccount(ctx.opts.protocol, auth);
       if (account !== undefined && ctx.binding.account !== undefined && account !== ctx.binding.account) {
-        throw new SyncError('account-mismatch', `the credentials are ${account}'s, but this engine's store is ${ctx.binding.account}'s: create an engine for ${account} (on this dbName, after clear())`);
+        throw new SyncError('account-mismatch', `the credentials are ${account}'s, but this engine's store is ${ctx.binding.account}'s`);
       }
       if (account !== undefined) ctx.binding.account = account;
       state.auth = auth;

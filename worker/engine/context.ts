@@ -29,6 +29,8 @@ export interface EngineState {
   requests: number;
   /** A push asked for a pull to reconcile (a 2xx it could not read). */
   needsPull: boolean;
+  /** A change that may have reached the server failed: the next run pulls first (the server's later word may settle it, see `markSent`). */
+  pullNext?: boolean;
   /** Consecutive failed pulls (the retry backoff's exponent). */
   pullFailures: number;
   /** The page went hidden: the next push sends every pending episode change, not only the due ones. */

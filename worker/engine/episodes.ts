@@ -100,7 +100,7 @@ export async function pullEpisodeState(ctx: EngineContext, store: Store): Promis
   const { refs, skipped, refused } = await pullEpisodes(transport, store.episodes, ctx.steadyNow());
   emitEpisodes(ctx, refs);
   if (refused) {
-    throw new SyncError('bad-response', `listening state: the full reconcile is too large to read (${refused.message}); pulls go on, the reconcile is retried in ${RECONCILE_INTERVAL / 3_600_000} h`, {
+    throw new SyncError('bad-response', `listening state: the full reconcile is too large to read (${refused.message}); retried in ${RECONCILE_INTERVAL / 3_600_000} h`, {
       ...(refused.status === undefined ? {} : { status: refused.status }),
       cause: refused,
     });

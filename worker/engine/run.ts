@@ -44,8 +44,8 @@ export async function execute(ctx: EngineContext, kind: 'sync' | 'push', fromTim
   let pullError: unknown;
   let pushErrors = 0;
   try {
-    if (kind === 'sync' || state.needsPull) {
-      state.needsPull = false;
+    if (kind === 'sync' || state.needsPull || state.pullNext) {
+      state.needsPull = state.pullNext = false;
       setPhase(ctx, 'pulling');
       try {
         report.pulled = await pull(ctx, store);
@@ -94,6 +94,8 @@ export async function execute(ctx: EngineContext, kind: 'sync' | 'push', fromTim
         onChange: (guids) => emitChange(ctx, guids),
         onQueue: () => emitChange(ctx, [], true),
       });
+      // Until a pull: a push that did not try it again says nothing of the server since.
+      if (result.pullNext) state.pullNext = true;
       report.pushed = result.pushed;
       report.failed = result.failed;
       // Listening state after subscriptions: an episode of a feed subscribed in this push may go in the same run.

@@ -63,7 +63,7 @@ async function request(http: Http, { change, target }: SendItem): Promise<SendOu
     const item = result.success.find((s) => s.feed_url === change.feedUrl) ?? result.success[0];
     if (!item) {
       const refusal = result.failure[0];
-      throw new SyncError('invalid', `POST /subscriptions: ${refusal?.message ?? 'the server added nothing'}`, { status: response.status });
+      throw new SyncError('invalid', `POST /subscriptions: ${refusal?.message ?? 'nothing added'}`, { status: response.status });
     }
     return { type: 'added', entry: toAddedEntry(item) };
   }
@@ -79,7 +79,7 @@ async function request(http: Http, { change, target }: SendItem): Promise<SendOu
 
   if (target === undefined) throw new SyncError('not-found', 'the subscription has no server guid yet');
   // The last check before a guid becomes a path segment (a store written before the rule may hold one).
-  if (!isGuid(target)) throw new SyncError('invalid', `the guid ${JSON.stringify(target)} cannot be addressed: it would change the request path`);
+  if (!isGuid(target)) throw new SyncError('invalid', `the guid ${JSON.stringify(target)} cannot be a path segment`);
   const path = `subscriptions/${encodeURIComponent(target)}`;
 
   if (change.kind === 'update') {

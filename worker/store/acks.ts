@@ -1,11 +1,11 @@
 // What the server answered to queued changes: the base takes the server's word, and a change leaves the
 // queue only if it is still the version that was sent (an edit made during the request stays queued).
-import type { ServerBase, StoredChange } from '../../src/schema.ts';
+import type { ServerBase, StoredChange, StoredSubscription } from '../../src/schema.ts';
 import type { ErrorInfo } from '../../src/types.ts';
 import type { Hold } from '../hold.ts';
 import { formatTimestamp, parseTimestamp } from '../time.ts';
 import type { AddedEntry, UpdateResult } from '../transport.ts';
-import type { StoreCore } from './core.ts';
+import { META, type StoreCore } from './core.ts';
 import type { Workset } from './workset.ts';
 
 /** Edit fields of a stored change (found by id; `undefined` removes a field) and re-derive its row. */
@@ -165,17 +165,56 @@ export function createAcks(core: StoreCore) {
     /** Edit fields of a stored change and re-derive its row. */
     patchChange: (sent: StoredChange, fields: Partial<StoredChange>) => patchChange(core, sent, fields),
 
-    /** Record that these adds are about to be sent (before the request: a crash after it must still know). */
-    async markSent(ids: number[]): Promise<Map<number, StoredChange>> {
-      if (!ids.length) return new Map();
-      return core.transact('rw', [db.outbox], async () => {
-        // Only what still exists, as it is now: since the queue was read, a remove() may have dropped an
-        // unsent add, or an edit folded into it. What is marked here is exactly what gets sent.
-        const found = (await db.outbox.bulkGet(ids)).filter((c): c is StoredChange => c !== undefined);
-        const marked = found.map((c) => ({ ...c, sent: true }));
-        await db.outbox.bulkPut(marked);
-        return new Map(marked.map((c) => [c.id!, c]));
-      });
+    /**
+     * The changes about to be sent, as they are now (a remove() may have dropped an unsent add since the queue
+     * was read, or an edit folded into it). Adds and moves not sent yet are marked `sent` first (before the
+     * request: a crash after it must still know); an add takes `sentAfter`, past our cursor and past what an
+     * answer of ours already said of its row.
+     *
+     * An add sent before (no answer came) whose feed a pull has since listed stamped after `sentAfter` is not
+     * sent again: the server's word settles it. If the add reached the server, what came after (another device
+     * unsubscribing or deleting the feed) must stand, and a POST sent again would undo it (it re-subscribes). If
+     * it did not, another device changed the same feed meanwhile without knowing of ours: a conflict of two edits
+     * neither saw, where the server's word is as good an outcome as ours, and better than undoing an edit made
+     * after seeing ours. An older stamp (an overlap, a state listed again) says nothing: the add goes again.
+     */
+    async markSent(due: StoredChange[]): Promise<{ result: StoredChange[]; changed: string[] }> {
+      const as = (c: StoredChange) => c.sentAfter === undefined && (c.sent || (c.kind !== 'add' && c.change?.guid === undefined));
+      if (due.every(as)) return { result: due, changed: [] };
+      return edit(
+        async (ws) => {
+          const cursor = (await db.meta.get(META.cursor))?.value;
+          let rows: StoredSubscription[] | undefined;
+          const going: StoredChange[] = [];
+          for (const c of due) {
+            if (as(c)) {
+              going.push(c);
+              continue;
+            }
+            const current = await ws.loadChange(c.id!);
+            if (!current) continue;
+            if (c.sentAfter !== undefined) {
+              const heard = (rows ??= await db.subscriptions.toArray()).filter((r) => r.guid === current.guid || r.base?.feedUrl === c.feedUrl).map((r) => r.guid);
+              await ws.preload(heard);
+              const base = heard.map((g) => ws.row(ws.resolve(g))?.base).find((b) => b && b.at > c.sentAfter!);
+              if (base) {
+                // Onto the server's row (a pull stores it apart from a local add's), which keeps its state.
+                ws.setBase(current.guid, base);
+                ws.deleteChange(current);
+                continue;
+              }
+            } else {
+              current.sent = true;
+              if (c.kind === 'add' && typeof cursor === 'number') current.sentAfter = Math.max(cursor, ws.row(current.guid)?.base?.at ?? 0);
+              ws.putChange(current);
+            }
+            going.push(current);
+          }
+          return going;
+        },
+        undefined,
+        true,
+      );
     },
   };
 }
