@@ -179,15 +179,16 @@ export function createAcks(core: StoreCore) {
      * after seeing ours. An older stamp (an overlap, a state listed again) says nothing: the add goes again.
      */
     async markSent(due: StoredChange[]): Promise<{ result: StoredChange[]; changed: string[] }> {
-      const as = (c: StoredChange) => c.sentAfter === undefined && (c.sent || (c.kind !== 'add' && c.change?.guid === undefined));
-      if (due.every(as)) return { result: due, changed: [] };
+      // Marked already or needing no mark, with no earlier send to settle: it goes as it is, with no transaction.
+      const asIs = (c: StoredChange) => c.sentAfter === undefined && (c.sent || (c.kind !== 'add' && c.change?.guid === undefined));
+      if (due.every(asIs)) return { result: due, changed: [] };
       return edit(
         async (ws) => {
           const cursor = (await db.meta.get(META.cursor))?.value;
           let rows: StoredSubscription[] | undefined;
           const going: StoredChange[] = [];
           for (const c of due) {
-            if (as(c)) {
+            if (asIs(c)) {
               going.push(c);
               continue;
             }
