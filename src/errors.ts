@@ -27,10 +27,14 @@ export interface SyncErrorInit {
 /** The one error type of opa-sync: `code` says what went wrong, `status` the HTTP status when there was one. */
 export class SyncError extends Error {
   override readonly name = 'SyncError';
+  /** What went wrong: see the guide docs/errors.md for each code and what to do about it. */
   readonly code: SyncErrorCode;
+  /** The HTTP status, when an answer gave one. */
   readonly status?: number;
+  /** Milliseconds the server asked to wait (`Retry-After`), when it did. */
   readonly retryAfter?: number;
 
+  /** A typed error: `code`, a message that says what happened and what to do, and the HTTP details in `init`. */
   constructor(code: SyncErrorCode, message: string, init: SyncErrorInit = {}) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
     this.code = code;

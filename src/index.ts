@@ -1,4 +1,8 @@
-// opa-sync: the page side. The engine runs in a Web Worker; this is how the page reaches it.
+/**
+ * The page side: `createSyncClient` runs the sync engine in a Web Worker and reaches it over comlink.
+ * @packageDocumentation
+ * @module opa-sync
+ */
 export { createSyncClient } from './client.ts';
 export type { SyncClient } from './client.ts';
 export { SyncError, isSyncError } from './errors.ts';

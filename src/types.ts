@@ -352,11 +352,17 @@ export interface SyncSnapshot {
 }
 
 /** What `store.subscribe` takes: a function or an observer (`{ next }`, as RxJS and Angular's `toSignal` pass). */
-export type SnapshotListener = ((snapshot: SyncSnapshot) => void) | { next(snapshot: SyncSnapshot): void };
+export type SnapshotListener =
+  | ((snapshot: SyncSnapshot) => void)
+  | {
+      /** Called with each new snapshot. */
+      next(snapshot: SyncSnapshot): void;
+    };
 
 /** Stops a subscription; callable, and as `.unsubscribe()` (Svelte, Solid and RxJS all accept it). */
 export interface Unsubscribe {
   (): void;
+  /** The same as calling it. */
   unsubscribe(): void;
 }
 

@@ -1,4 +1,8 @@
-// opa-sync/worker: the sync engine in-process (a worker, a service worker, or Node with fake-indexeddb).
+/**
+ * The sync engine in-process: in a worker of your own, a service worker, or Node with fake-indexeddb.
+ * @packageDocumentation
+ * @module opa-sync/worker
+ */
 export { createSyncEngine } from './engine.ts';
 export type { SyncEngine } from './engine.ts';
 export { exposeSyncEngine } from './expose.ts';

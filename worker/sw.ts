@@ -1,3 +1,8 @@
+/**
+ * What an app's own service worker imports: `serveBackgroundSync` sends what waits with every page closed.
+ * @packageDocumentation
+ * @module opa-sync/sw
+ */
 // opa-sync/sw: what an app's own service worker imports. On the library's Background Sync tag it pushes what
 // waits in each store a page asked background sync for, with the engine's own code under the tabs' Web Lock.
 // Through the engine entry: the library build then shares its chunks with opa-sync/worker as they are, and
@@ -13,13 +18,17 @@ export const BACKGROUND_SYNC_TAG = 'opa-sync';
 
 /** A `sync` event as the service worker gets it. */
 export interface SyncEventLike {
+  /** The registration's tag (`'opa-sync'` for the library's). */
   readonly tag: string;
+  /** True on the browser's last attempt for this registration: then what still waits is left for the next open. */
   readonly lastChance?: boolean;
+  /** Keeps the service worker alive until `promise` settles; a rejection asks the browser to try again later. */
   waitUntil(promise: Promise<unknown>): void;
 }
 
 /** Where the `sync` listener goes: the service worker's global scope (a stand-in in tests). */
 export interface SyncEventTarget {
+  /** Adds the `sync` listener. */
   addEventListener(type: 'sync', listener: (event: SyncEventLike) => void): void;
 }
 
