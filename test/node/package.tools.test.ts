@@ -2,7 +2,7 @@
 // publint (package.json against the files it names) and Are the Types Wrong (every entry's types resolve in
 // node16 ESM and bundler resolution; ESM only, so CommonJS and node10 resolution are out of scope).
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -25,7 +25,13 @@ describe('package: the packed tarball under publint and attw', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'opa-sync-pack-'));
-    await run('npm', ['pack', '--pack-destination', dir, '--silent'], { cwd: repo, maxBuffer: 16 * 1024 * 1024 });
+    // What `prepare` builds, built into a staging copy of the package, then packed there: the same tarball as
+    // `npm pack` in the repository, without rebuilding the repository's dist/ under other tests that read it.
+    const stage = join(dir, 'stage');
+    await run(process.execPath, [join(repo, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'error', '--outDir', join(stage, 'dist')], { cwd: repo });
+    await run(process.execPath, [join(repo, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--declarationDir', join(stage, 'dist/types')], { cwd: repo });
+    for (const file of ['package.json', 'README.md']) await copyFile(join(repo, file), join(stage, file));
+    await run('npm', ['pack', '--ignore-scripts', '--pack-destination', dir, '--silent'], { cwd: stage, maxBuffer: 16 * 1024 * 1024 });
     const [file] = (await readdir(dir)).filter((f) => f.endsWith('.tgz'));
     tarball = join(dir, file!);
     await mkdir(join(dir, 'unpacked'));
