@@ -1,0 +1,161 @@
+// The guides' recipes, run as written and served the way apps are served, by `vite preview`:
+// - docs/service-worker.md, "Booting offline": its service worker, verbatim, boots the built app offline. Under
+//   `vite preview` every answer carries `Vary: Origin` and module scripts are fetched with an `Origin`, so the
+//   same worker without `ignoreVary: true` misses its own cache (the control below).
+// - docs/servers.md, "The same-origin proxy opodsync needs": `preview.proxy` puts a gPodder server that sends no
+//   CORS headers under the app's origin, over both path families (gPodder v2 and Nextcloud).
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startServer } from '../server/server.ts';
+import { startGpodderServer } from '../server/gpodder/server.ts';
+import type { GpodderServer } from '../server/gpodder/types.ts';
+import type { RefServer } from '../server/types.ts';
+import { launchBrowser, selectedEngines, type Browser, type BrowserContext, type BrowserPage } from '../support/browsers.ts';
+import { clientOptions, forEachEngine, goOffline, perBlock, uniqueDbName, waitFor } from './support/harness.ts';
+import type { PageOptions } from './support/page-api.ts';
+import { guideServiceWorker, startPreviewApp, type PreviewApp } from './support/recipes-app.ts';
+import type { SyncClient } from '../../src/index.ts';
+
+const SEED = 5;
+const FEED = 'https://feeds.example/recipes/added.xml';
+
+declare global {
+  interface Window {
+    app?: { client: SyncClient };
+  }
+}
+
+/** The feed URLs the app's list shows. */
+const shown = (page: BrowserPage) => page.evaluate(() => [...document.querySelectorAll('#list li')].map((li) => li.textContent ?? ''));
+
+/** Open the app with `options`, register its service worker as the guide says, and wait until it controls the page. */
+async function openApp(context: BrowserContext, app: PreviewApp, options: PageOptions): Promise<BrowserPage> {
+  const page = await context.newPage();
+  await page.goto(`${app.url}index.html?options=${encodeURIComponent(JSON.stringify(options))}`);
+  await page.evaluate(async () => {
+    await navigator.serviceWorker.register('/sw.js', { type: 'module', scope: '/' });
+    await navigator.serviceWorker.ready;
+    if (!navigator.serviceWorker.controller) await new Promise((resolve) => navigator.serviceWorker.addEventListener('controllerchange', resolve, { once: true }));
+  });
+  return page;
+}
+
+describe.runIf(selectedEngines().includes('chromium'))('chromium: booting offline, as docs/service-worker.md shows it', () => {
+  let browser: Browser;
+  let server: RefServer;
+
+  beforeAll(async () => {
+    server = await startServer({ port: 0, seed: SEED });
+    browser = await launchBrowser('chromium');
+  });
+  beforeEach(() => server.reset());
+  afterAll(async () => {
+    await browser?.close().catch(() => undefined);
+    await server?.close().catch(() => undefined);
+  });
+
+  it('vite preview answers a module script fetched with an Origin with `Vary: Origin` (why the guide needs ignoreVary)', async () => {
+    const app = await startPreviewApp();
+    try {
+      const script = app.files.find((f) => /^\/assets\/index-.*\.js$/.test(f));
+      expect(script).toBeDefined();
+      const answer = await fetch(new URL(script!, app.url), { headers: { Origin: new URL(app.url).origin } });
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('vary') ?? '').toMatch(/origin/i);
+      expect(app.files.some((f) => /^\/assets\/opa-sync-worker-.*\.js$/.test(f))).toBe(true);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("the guide's service worker: an offline reload boots, shows the cached list, and an edit made then reaches the server", async () => {
+    const app = await startPreviewApp();
+    try {
+      const context = await browser.newContext();
+      const page = await openApp(context, app, clientOptions(server, uniqueDbName('recipes-boot')));
+      await waitFor('the pulled list', async () => (await shown(page)).length === SEED, 30_000);
+      const list = await shown(page);
+      await goOffline(context, server);
+      await app.stop();
+      await page.reload();
+      await waitFor('the cached list after the offline reload', async () => (await shown(page)).join() === list.join(), 30_000);
+      await page.evaluate((feed) => window.app!.client.add(feed), FEED);
+      expect(await page.evaluate(() => window.app!.client.status())).toMatchObject({ pending: 1, online: false });
+
+      server.clearFaults();
+      await context.setOffline(false);
+      await waitFor('the change on the server', () => server.state().some((e) => e.feed_url === FEED), 30_000);
+      expect(server.state().filter((e) => e.feed_url === FEED)).toHaveLength(1);
+      await context.close();
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('the control: the same service worker without ignoreVary misses its cache for the module scripts, and the app never starts', async () => {
+    const withoutIgnoreVary = guideServiceWorker().replace('{ ignoreSearch: true, ignoreVary: true }', '{ ignoreSearch: true }');
+    expect(withoutIgnoreVary).not.toBe(guideServiceWorker());
+    const app = await startPreviewApp({ serviceWorker: withoutIgnoreVary });
+    try {
+      const context = await browser.newContext();
+      const page = await openApp(context, app, clientOptions(server, uniqueDbName('recipes-vary')));
+      await waitFor('the pulled list', async () => (await shown(page)).length === SEED, 30_000);
+      await goOffline(context, server);
+      await app.stop();
+      await page.reload();
+      // The document is served from the cache (a navigation sends no Origin); once it has loaded, its module
+      // script has run or failed: here it failed, so the page never said it was ready.
+      await waitFor('the offline document loaded', () => page.evaluate(() => document.readyState === 'complete'), 30_000);
+      expect(await page.evaluate(() => document.getElementById('state')?.textContent)).toBe('starting');
+      await context.close();
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('the same-origin proxy, as docs/servers.md shows it for vite preview', () => {
+  forEachEngine((engine) => {
+    const env = perBlock(
+      async () => {
+        // As opodsync answers: no CORS headers, a preflight refused.
+        const gpodder: GpodderServer = await startGpodderServer({ port: 0, cors: false, seed: SEED });
+        const proxy = { '/api/2': gpodder.url, '/index.php': gpodder.url };
+        const app = await startPreviewApp({ proxy });
+        const browser = await launchBrowser(engine);
+        return { gpodder, app, browser };
+      },
+      async ({ gpodder, app, browser }) => {
+        await browser.close();
+        await app.close();
+        await gpodder.close();
+      },
+    );
+
+    it.each(['gpodder', 'nextcloud'] as const)("protocol '%s' with baseUrl: location.origin syncs both ways through preview.proxy", async (protocol) => {
+      const { gpodder, app, browser } = env();
+      gpodder.reset();
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      const options: PageOptions = {
+        protocol,
+        baseUrl: new URL(app.url).origin,
+        auth: { type: 'basic', username: 'alice', password: 'alice-password' },
+        device: 'opa-sync',
+        dbName: uniqueDbName(`recipes-${protocol}-${engine}`),
+        pullInterval: 0,
+        pushDelay: 20,
+      };
+      await page.goto(`${app.url}index.html?options=${encodeURIComponent(JSON.stringify(options))}`);
+      await waitFor('the client', () => page.evaluate(() => window.app !== undefined), 30_000);
+      await page.evaluate(() => window.app!.client.sync());
+      const seeded = gpodder.subscribed();
+      expect(seeded).toHaveLength(SEED);
+      await waitFor('the pulled list', async () => (await shown(page)).sort().join() === [...seeded].sort().join(), 30_000);
+      await page.evaluate((feed) => window.app!.client.add(feed), FEED);
+      // mygpo keeps a list per device (the gPodder paths write this device's); the Nextcloud paths, the account's.
+      const list = protocol === 'gpodder' ? { device: 'opa-sync' } : {};
+      await waitFor('the added feed on the server', () => gpodder.subscribed(list).includes(FEED), 30_000);
+      await context.close();
+    });
+  });
+});
