@@ -1,76 +1,84 @@
-// The docs' recipes as an app runs them: the offline-boot app (test/browser/pages/offline-boot/) built for
-// production, its service worker taken verbatim from docs/service-worker.md ("Booting offline") and built
-// after the app with the list of built files (the guide's "Listing the built files"), all served by Vite's
-// `vite preview` server, with the guide's `preview.proxy` when given (docs/servers.md).
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+// The docs' recipes as an app runs them, from the package as an app installs it: a scratch app (the offline-boot
+// page, test/browser/pages/offline-boot/) whose node_modules/opa-sync is this package built as `npm pack` ships
+// it; `vite build` with no configuration (the README's promise); its service worker taken verbatim from
+// docs/service-worker.md ("Booting offline") and built by that guide's own script ("Listing the built files");
+// all served by `vite preview`, with the `preview.proxy` of docs/servers.md when given.
+import { execFile } from 'node:child_process';
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { build, preview, type PreviewServer } from 'vite';
 import { codeBlocks } from '../../node/docs/markdown.ts';
-import { readFileSync } from 'node:fs';
 
+const run = promisify(execFile);
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
-const appDir = fileURLToPath(new URL('../pages/offline-boot/', import.meta.url));
+const page = fileURLToPath(new URL('../pages/offline-boot/', import.meta.url));
+// Inside the repository (git-ignored /tmp/): the guide's build script imports `vite`, resolved from here.
+const scratch = join(repo, 'tmp/recipes');
 
-/** The guide's service worker for an offline boot: the first ts block under its "Booting offline" heading. */
-export function guideServiceWorker(): string {
-  const text = readFileSync(join(repo, 'docs/service-worker.md'), 'utf8');
-  const from = text.indexOf('\n## Booting offline');
-  const block = codeBlocks('docs/service-worker.md', text.slice(from)).find((b) => b.lang === 'ts');
-  if (from < 0 || !block) throw new Error('docs/service-worker.md has no service worker under "## Booting offline"');
+/** The first ts block of docs/service-worker.md under `heading`. */
+function guideBlock(heading: string, text: string): string {
+  const from = text.indexOf(`\n## ${heading}`);
+  const block = from < 0 ? undefined : codeBlocks('docs/service-worker.md', text.slice(from)).find((b) => b.lang === 'ts');
+  if (!block) throw new Error(`docs/service-worker.md has no ts block under "## ${heading}"`);
   return block.code;
 }
 
-/** An app served by `vite preview`: `stop()` takes its origin off the network, `close()` also removes the build. */
+/** The guide's service worker for an offline boot. */
+export async function guideServiceWorker(): Promise<string> {
+  return guideBlock('Booting offline', await readFile(join(repo, 'docs/service-worker.md'), 'utf8'));
+}
+
+let packaged: Promise<string> | undefined;
+
+/** This package as `npm pack` ships it (package.json and the library build), once per test file. */
+function packageCopy(): Promise<string> {
+  packaged ??= (async () => {
+    const dir = join(scratch, 'package');
+    await rm(dir, { recursive: true, force: true });
+    await mkdir(dir, { recursive: true });
+    await run(process.execPath, [join(repo, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'error', '--outDir', join(dir, 'dist')], { cwd: repo });
+    await copyFile(join(repo, 'package.json'), join(dir, 'package.json'));
+    return dir;
+  })();
+  return packaged;
+}
+
+/** An app served by `vite preview`: `stop()` takes its origin off the network, `close()` also removes it. */
 export interface PreviewApp {
   /** `http://127.0.0.1:PORT/` */
   url: string;
-  /** The built files the service worker caches. */
+  /** The built files the service worker caches, as its build listed them. */
   files: string[];
   stop(): Promise<void>;
   close(): Promise<void>;
 }
 
-/** Every file under `dir`, as root-relative URL paths: the guide's way of listing the build. */
-async function filesUnder(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries.filter((e) => e.isFile()).map((e) => `/${relative(dir, join(e.parentPath, e.name)).split('\\').join('/')}`);
-}
-
-/** Build the app and `sw.js` from `serviceWorker` (the guide's by default), serve them with `vite preview`. */
+/** Build the app, then `sw.js` from `serviceWorker` (the guide's by default) with the guide's script; serve them. */
 export async function startPreviewApp(options: { proxy?: Record<string, string>; serviceWorker?: string } = {}): Promise<PreviewApp> {
-  const work = await mkdtemp(join(tmpdir(), 'opa-recipes-app-'));
-  const outDir = join(work, 'dist');
-  const common = { configFile: false as const, logLevel: 'warn' as const, clearScreen: false, cacheDir: join(repo, 'node_modules/.vite-recipes-app') };
-  // The library from source: `opa-sync` and `opa-sync/sw` are this repository's entries.
-  const alias = { 'opa-sync/sw': join(repo, 'worker/sw.ts'), 'opa-sync': join(repo, 'src/index.ts') };
-  await build({
-    ...common,
-    root: appDir,
-    base: '/',
-    resolve: { alias },
-    worker: { format: 'es', rolldownOptions: { output: { entryFileNames: 'assets/opa-sync-worker-[hash].js' } } },
-    build: { outDir, emptyOutDir: true, target: 'es2022', minify: true, reportCompressedSize: false, modulePreload: false },
-  });
-  const files = ['/', ...(await filesUnder(outDir))];
-  const swSource = join(work, 'sw.ts');
-  await writeFile(swSource, options.serviceWorker ?? guideServiceWorker());
-  await build({
-    ...common,
-    root: work,
-    resolve: { alias },
-    define: { SHELL_FILES: JSON.stringify(files) },
-    build: {
-      outDir, emptyOutDir: false, target: 'es2022', minify: true, reportCompressedSize: false,
-      lib: { entry: swSource, formats: ['es'], fileName: () => 'sw.js' },
-      rolldownOptions: { output: { codeSplitting: false } },
-    },
-  });
+  const pkg = await packageCopy();
+  const app = await mkdtemp(join(scratch, 'app-'));
+  await mkdir(join(app, 'node_modules'), { recursive: true });
+  await mkdir(join(app, 'src'));
+  await run('cp', ['-r', pkg, join(app, 'node_modules/opa-sync')]);
+  await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'recipes-app', private: true, type: 'module' }));
+  for (const file of ['index.html', 'main.ts']) await copyFile(join(page, file), join(app, file));
+  const guide = await readFile(join(repo, 'docs/service-worker.md'), 'utf8');
+  await writeFile(join(app, 'src/sw.ts'), options.serviceWorker ?? guideBlock('Booting offline', guide));
+  await writeFile(join(app, 'build-sw.ts'), guideBlock('Listing the built files', guide));
+
+  const quiet = { logLevel: 'warn' as const, clearScreen: false };
+  await build({ ...quiet, root: app, configFile: false, build: { reportCompressedSize: false } });
+  await run(process.execPath, [join(repo, 'node_modules/tsx/dist/cli.mjs'), 'build-sw.ts'], { cwd: app });
+  const sw = await readFile(join(app, 'dist/sw.js'), 'utf8');
+  const listed = /\[\s*("\/"[^\]]*)\]/.exec(sw); // the SHELL_FILES array the script defined
+  const files = listed ? (JSON.parse(`[${listed[1]}]`) as string[]) : [];
+
   const server: PreviewServer = await preview({
-    ...common,
-    root: work,
-    build: { outDir },
+    ...quiet,
+    root: app,
+    configFile: false,
     preview: { host: '127.0.0.1', port: 0, strictPort: false, proxy: options.proxy ?? {} },
   });
   const url = server.resolvedUrls?.local[0];
@@ -87,7 +95,7 @@ export async function startPreviewApp(options: { proxy?: Record<string, string>;
     stop,
     async close() {
       await stop();
-      await rm(work, { recursive: true, force: true });
+      await rm(app, { recursive: true, force: true });
     },
   };
 }
