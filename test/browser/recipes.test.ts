@@ -69,11 +69,11 @@ describe.runIf(selectedEngines().includes('chromium'))('chromium: booting offlin
     }
   });
 
-  it("the guide's service worker: an offline reload boots, shows the cached list, and an edit made then reaches the server", async () => {
+  it("the guide's service worker: an offline reload boots, shows the cached list, and an edit made then (its Background Sync registered) reaches the server once", async () => {
     const app = await startPreviewApp();
     try {
       const context = await browser.newContext();
-      const page = await openApp(context, app, clientOptions(server, uniqueDbName('recipes-boot')));
+      const page = await openApp(context, app, clientOptions(server, uniqueDbName('recipes-boot'), { backgroundSync: true }));
       await waitFor('the pulled list', async () => (await shown(page)).length === SEED, 30_000);
       const list = await shown(page);
       await goOffline(context, server);
@@ -82,6 +82,8 @@ describe.runIf(selectedEngines().includes('chromium'))('chromium: booting offlin
       await waitFor('the cached list after the offline reload', async () => (await shown(page)).join() === list.join(), 30_000);
       await page.evaluate((feed) => window.app!.client.add(feed), FEED);
       expect(await page.evaluate(() => window.app!.client.status())).toMatchObject({ pending: 1, online: false });
+      // The guide's service worker also serves Background Sync: the page registered its tag for what waits.
+      await waitFor('the Background Sync tag registered', async () => (await page.evaluate(() => window.app!.client.status())).backgroundSync === 'registered', 30_000);
 
       server.clearFaults();
       await context.setOffline(false);
