@@ -95,6 +95,28 @@ describe.runIf(selectedEngines().includes('chromium'))('chromium: booting offlin
     }
   });
 
+  it("the guide's Workbox service worker (precacheAndRoute, a NavigationRoute): an offline reload boots and an edit made then reaches the server", async () => {
+    const app = await startPreviewApp({ workbox: true });
+    try {
+      const context = await browser.newContext();
+      const page = await openApp(context, app, clientOptions(server, uniqueDbName('recipes-workbox')));
+      await waitFor('the pulled list', async () => (await shown(page)).length === SEED, 30_000);
+      const list = await shown(page);
+      await goOffline(context, server);
+      await app.stop();
+      await page.reload();
+      await waitFor('the cached list after the offline reload', async () => (await shown(page)).join() === list.join(), 30_000);
+      await page.evaluate((feed) => window.app!.client.add(feed), FEED);
+      server.clearFaults();
+      await context.setOffline(false);
+      await waitFor('the change on the server', () => server.state().some((e) => e.feed_url === FEED), 30_000);
+      expect(server.state().filter((e) => e.feed_url === FEED)).toHaveLength(1);
+      await context.close();
+    } finally {
+      await app.close();
+    }
+  });
+
   it('the control: the same service worker without ignoreVary misses its cache for the module scripts, and the app never starts', async () => {
     const guide = await guideServiceWorker();
     const withoutIgnoreVary = guide.replace('{ ignoreSearch: true, ignoreVary: true }', '{ ignoreSearch: true }');

@@ -56,7 +56,7 @@ export interface PreviewApp {
 }
 
 /** Build the app, then `sw.js` from `serviceWorker` (the guide's by default) with the guide's script; serve them. */
-export async function startPreviewApp(options: { proxy?: Record<string, string>; serviceWorker?: string } = {}): Promise<PreviewApp> {
+export async function startPreviewApp(options: { proxy?: Record<string, string>; serviceWorker?: string; workbox?: boolean } = {}): Promise<PreviewApp> {
   const pkg = await packageCopy();
   const app = await mkdtemp(join(scratch, 'app-'));
   await mkdir(join(app, 'node_modules'), { recursive: true });
@@ -65,8 +65,16 @@ export async function startPreviewApp(options: { proxy?: Record<string, string>;
   await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'recipes-app', private: true, type: 'module' }));
   for (const file of ['index.html', 'main.ts']) await copyFile(join(page, file), join(app, file));
   const guide = await readFile(join(repo, 'docs/service-worker.md'), 'utf8');
-  await writeFile(join(app, 'src/sw.ts'), options.serviceWorker ?? guideBlock('Booting offline', guide));
-  await writeFile(join(app, 'build-sw.ts'), guideBlock('Listing the built files', guide));
+  const serviceWorker = options.workbox ? guideBlock('With Workbox / vite-plugin-pwa', guide) : guideBlock('Booting offline', guide);
+  await writeFile(join(app, 'src/sw.ts'), options.serviceWorker ?? serviceWorker);
+  let buildScript = guideBlock('Listing the built files', guide);
+  if (options.workbox) {
+    // What vite-plugin-pwa's injectManifest does (not installed here): the built files as `self.__WB_MANIFEST`.
+    const shell = "SHELL_FILES: JSON.stringify(['/', ...files])";
+    if (!buildScript.includes(shell)) throw new Error(`the guide's build script no longer says ${shell}`);
+    buildScript = buildScript.replace(shell, "'self.__WB_MANIFEST': JSON.stringify(files.map((url) => ({ url, revision: null })))");
+  }
+  await writeFile(join(app, 'build-sw.ts'), buildScript);
 
   const quiet = { logLevel: 'warn' as const, clearScreen: false };
   await build({ ...quiet, root: app, configFile: false, build: { reportCompressedSize: false } });
@@ -74,6 +82,7 @@ export async function startPreviewApp(options: { proxy?: Record<string, string>;
   const sw = await readFile(join(app, 'dist/sw.js'), 'utf8');
   const listed = /\[\s*("\/"[^\]]*)\]/.exec(sw); // the SHELL_FILES array the script defined
   const files = listed ? (JSON.parse(`[${listed[1]}]`) as string[]) : [];
+  if (!options.workbox && !files.includes('/index.html')) throw new Error('sw.js holds no list of the built files');
 
   const server: PreviewServer = await preview({
     ...quiet,
