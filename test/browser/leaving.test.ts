@@ -36,7 +36,7 @@ type Leave = 'close' | 'navigate' | 'reload';
 const arrived = (target: Target, run: { episode: string; position: number; feed: string }) => async () => (await target.position(run.episode)) === run.position && (await target.subscribed(run.feed));
 
 /**
- * Where the page's send at the close is not always delivered (measured: README's browser table), and the
+ * Where the page's send at the close is not always delivered (measured: docs/browser-support.md), and the
  * test asserts what the engine guarantees instead: the next open delivers it. Firefox closing a tab: its
  * keepalive requests from a tab being closed went out in 13 to 20 of 20 closes in the bench and here. Not the harness:
  * the page's own `window.close()` loses as often as BiDi's close (test/bench/leaving-firefox-probe.ts).

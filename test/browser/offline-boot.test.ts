@@ -1,5 +1,5 @@
 // Booting offline (issue 26, part 2): an app whose service worker caches its built files (the library's worker
-// file among them) and serves them cache-first, as the README shows by hand. Loaded online with the service
+// file among them) and serves them cache-first, as docs/service-worker.md ("Booting offline") shows by hand. Loaded online with the service
 // worker installed, then offline (the app's own origin and the API both unreachable) and reloaded: the page
 // boots, the store shows the cached list, an edit made then is queued and reaches the server once the network
 // is back. The same service worker leaving the worker file out of its cache: the offline reload cannot start

@@ -107,7 +107,7 @@ describeOpodsync('the client against the real opodsync behind a same-origin prox
         return mine.length ? mine : undefined;
       });
       // The other tab's reload sent what waited as the page went away (last chance), and the push sent it again:
-      // opodsync keeps a repeat as a row of its own with equal values, harmless (README, "Leaving the page").
+      // opodsync keeps a repeat as a row of its own with equal values, harmless (docs/leaving.md).
       expect(actions.length).toBeLessThanOrEqual(2);
       expect(new Set(actions.map((a) => a.position))).toEqual(new Set([421]));
       await context.close();

@@ -1,4 +1,4 @@
-// The app's service worker, as the README's "Booting offline" shows it by hand: on install it caches the built
+// The app's service worker, as docs/service-worker.md ("Booting offline") shows it by hand: on install it caches the built
 // files (their list injected by the build, as Workbox's injectManifest does), the library's worker file among
 // them, and serves them cache-first; everything else (the API) goes to the network. `?leave=worker` leaves the
 // worker file out of the cache: the test's check that an offline boot needs it.
@@ -15,6 +15,6 @@ self.addEventListener('install', (e) => e.waitUntil(caches.open(SHELL).then((c) 
 self.addEventListener('activate', (e) => e.waitUntil(self.clients.claim()));
 self.addEventListener('fetch', (e) => {
   if (e.request.method !== 'GET' || new URL(e.request.url).origin !== location.origin) return;
-  e.respondWith(caches.match(e.request, { ignoreSearch: true }).then((hit) => hit ?? fetch(e.request)));
+  e.respondWith(caches.match(e.request, { ignoreSearch: true, ignoreVary: true }).then((hit) => hit ?? fetch(e.request)));
 });
 serveBackgroundSync({ auth: () => ({ type: 'bearer', token: 'demo-token' }) });
