@@ -1,6 +1,7 @@
 // A podcast store's episodes after a change: the few episodes the change named are read alone (one
 // `episode(ref)` each) and put at their place in the list, instead of the podcast's whole list read again.
 // A player's `setProgress` every second names one episode of a feed that may hold thousands.
+import { matchEpisode } from './episode-identity.ts';
 import type { SyncError } from './errors.ts';
 import { lowerBound } from './sorted.ts';
 import type { EpisodeRef, EpisodeState, SyncApi } from './types.ts';
@@ -27,9 +28,6 @@ export function readEpisodes(source: Pick<SyncApi, 'episode' | 'episodes'>, podc
   return read.catch((error: SyncError) => (error?.code === 'unsupported' ? [] : Promise.reject(error)));
 }
 
-/** Whether `row` is the episode `ref` names: the engine's identity (its guid, else its enclosure URL). */
-const names = (ref: EpisodeRef, row: EpisodeState) => (row.guid !== undefined ? row.guid === ref.guid : row.episode === ref.episode);
-
 /** The engine's order of a podcast's episodes (`episodes({ podcast })`): newest change first, then by URL. */
 const before = (a: EpisodeState, b: EpisodeState) => (a.changedAt === b.changedAt ? a.episode.localeCompare(b.episode) < 0 : a.changedAt > b.changedAt);
 
@@ -43,8 +41,8 @@ export function patchEpisodes(list: readonly EpisodeState[], podcast: string, re
   read.refs.forEach((ref, i) => {
     const state = read.states[i];
     const at = out ?? list;
-    // A guid learned since: the row as listed had none, and its enclosure URL names it.
-    const index = at.findIndex((row) => names(ref, row) || (state !== undefined && names(state, row)));
+    // The engine's identity rule; by the state read too: a guid learned since, an enclosure URL the server renamed.
+    const index = at.indexOf(matchEpisode(ref, at) ?? (state && matchEpisode(state, at))!);
     const was = at[index];
     const now = state && state.podcast === podcast ? keep(was, state) : undefined;
     if (now === was) return;

@@ -1,30 +1,25 @@
-// Which stored episode an action is about: within one podcast, by RSS guid first, then by enclosure URL without
-// its query string (hosts rotate media URLs; tracking queries change on every feed refresh).
+// Stored episodes indexed for matching an incoming ref by the identity rule (src/episode-identity.ts, the page's
+// store uses it too): the index only narrows the rows the rule looks at.
+import { matchEpisode, mediaKey, type EpisodeKey } from '../../src/episode-identity.ts';
 
-/** The enclosure URL as matched: no query, no fragment (the URL itself when it does not parse). */
-export function mediaKey(url: string): string {
-  const trimmed = url.trim();
-  const cut = trimmed.search(/[?#]/);
-  return cut === -1 ? trimmed : trimmed.slice(0, cut);
-}
+export { mediaKey };
 
 /** The identity fields of a stored episode. */
-export interface EpisodeIdentity {
+export interface EpisodeIdentity extends EpisodeKey {
   podcast: string;
   media: string;
-  guid?: string;
 }
+
+/** An incoming ref: an episode of a podcast. */
+type Ref = EpisodeKey & { podcast: string };
 
 /** Episodes indexed for matching: `find` is the rule, `put` replaces a row (found again as it is now). */
 export interface EpisodeIndex<T extends EpisodeIdentity> {
-  find(ref: { podcast: string; media: string; guid?: string }): T | undefined;
+  find(ref: Ref): T | undefined;
   put(row: T, replaces?: T): void;
 }
 
-/**
- * Index `rows`: an incoming ref is the row with its guid when it has one (and a row carries it), else the row
- * with its media key that has no other guid (two episodes may share an enclosure URL: NC #78).
- */
+/** Index `rows` by podcast and guid, and by podcast and media key. */
 export function episodeIndex<T extends EpisodeIdentity>(rows: readonly T[]): EpisodeIndex<T> {
   const key = (podcast: string, value: string) => `${podcast}\n${value}`;
   const byGuid = new Map<string, T>();
@@ -38,7 +33,7 @@ export function episodeIndex<T extends EpisodeIdentity>(rows: readonly T[]): Epi
   return {
     find(ref) {
       const own = ref.guid === undefined ? undefined : byGuid.get(key(ref.podcast, ref.guid));
-      return own ?? byMedia.get(key(ref.podcast, ref.media))?.find((c) => ref.guid === undefined || c.guid === undefined);
+      return matchEpisode(ref, [...(own ? [own] : []), ...(byMedia.get(key(ref.podcast, ref.media ?? mediaKey(ref.episode))) ?? [])]);
     },
     put(row, replaces) {
       if (replaces) {
@@ -49,9 +44,4 @@ export function episodeIndex<T extends EpisodeIdentity>(rows: readonly T[]): Epi
       add(row);
     },
   };
-}
-
-/** The candidate an incoming ref is (see `episodeIndex`). */
-export function matchEpisode<T extends EpisodeIdentity>(ref: { podcast: string; media: string; guid?: string }, candidates: readonly T[]): T | undefined {
-  return episodeIndex(candidates).find(ref);
 }

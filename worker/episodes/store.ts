@@ -7,7 +7,8 @@ import type { PlayAction } from '../gpodder/episode-wire.ts';
 import { holdOver } from '../hold.ts';
 import type { StoreCore } from '../store/core.ts';
 import { renamedFeeds } from '../store/feed-moves.ts';
-import { episodeIndex, mediaKey, matchEpisode } from './identity.ts';
+import { matchEpisode } from '../../src/episode-identity.ts';
+import { episodeIndex, mediaKey } from './identity.ts';
 import { applyChange, changedAt, fromPlay, type EpisodeFields, type FieldChange, type FieldKey } from './register.ts';
 import { withSent } from './upload-play.ts';
 
@@ -116,7 +117,7 @@ export function createEpisodeStore({ db, transact }: StoreCore) {
   const tables = (table: SyncDatabase['episodes']) => [table];
 
   /** The stored row an incoming ref is (guid first, then media key, within its podcast). */
-  async function find(ref: { podcast: string; media: string; guid?: string }): Promise<StoredEpisode | undefined> {
+  async function find(ref: EpisodeRef & { media: string }): Promise<StoredEpisode | undefined> {
     const direct = await db.episodes.get(idFor(ref.podcast, ref.guid, ref.media));
     return direct ?? matchEpisode(ref, await db.episodes.where('podcast').equals(ref.podcast).toArray());
   }
