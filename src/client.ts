@@ -38,8 +38,6 @@ void placed;
 interface Life {
   worker: Worker;
   remote: Remote<WorkerApi>;
-  /** Settles once it started, failed to load, or was ended first. */
-  up: Promise<unknown>;
   /** Resolves with `ENDED` once it is ended: an answer not in by then never comes. */
   ended: Promise<unknown>;
   over?: boolean;
@@ -56,9 +54,10 @@ export function createSyncClient(options: ClientOptions): SyncClient {
   // are the ones in here: `setAuth()` replaces them, and every worker starts with them.
   const startOptions = JSON.parse(JSON.stringify(rest)) as WorkerStartOptions;
   let life!: Life;
-  // What calls wait for: the worker answering now, or (while the page is in the back/forward cache) the next one.
+  // What calls wait for: the worker answering now once it started, or (while the page is in the back/forward
+  // cache) the next one.
   let next!: Promise<Life>;
-  let thaw!: (life: Life) => void;
+  let thaw!: (life: Life | Promise<Life>) => void;
   const wait = () => (next = new Promise((resolve) => (thaw = resolve)));
   const listeners = { change: new Set<Listener<'change'>>(), status: new Set<Listener<'status'>>() };
   let closed = false;
@@ -79,16 +78,13 @@ export function createSyncClient(options: ClientOptions): SyncClient {
   let unavailable: SyncStatus | undefined;
 
   // Signals go to the worker alive now, if any: one ended for the back/forward cache gets nothing (WebKit fires
-  // visibilitychange after that pagehide), and the next one learns the page's state as it starts.
+  // visibilitychange after that pagehide), and the next one is told the page's state as it starts.
   const tell = (fn: (worker: Remote<WorkerApi>) => Promise<unknown>) => void (life.over || fn(life.remote).catch(() => undefined));
-  const onOnline = () => tell((w) => w.setOnline(true));
   const onOffline = () => tell((w) => w.setOnline(false));
   const onVisibility = () => {
     if (document.visibilityState === 'hidden') background?.onHidden();
     tell((w) => w.setVisible(document.visibilityState === 'visible'));
   };
-  // Back to the window: another device may have changed something meanwhile.
-  const onFocus = () => tell((w) => w.setVisible(true));
 
   function boot(): void {
     const worker = given ?? spawnWorker();
@@ -116,24 +112,22 @@ export function createSyncClient(options: ClientOptions): SyncClient {
         sink('status', unavailable);
       }, { once: true });
     });
-    const up = Promise.race([remote.start(startOptions, proxy(sink)).then(() => void (loaded = true)), loadFailed, ended]);
-    life = {
+    const self: Life = (life = {
       worker,
       remote,
-      up,
       ended,
       end() {
-        this.over = true;
+        self.over = true;
         end(ENDED);
         worker.terminate();
       },
-    };
-    thaw(life);
-    up.then(() => {
-      if (globalThis.navigator?.onLine === false) onOffline();
-      // A page opened in the background does not poll until it is shown.
-      if (globalThis.document?.visibilityState === 'hidden') onVisibility();
-    }, () => undefined);
+    });
+    // Started, failed to load, or ended first (calls then wait for the next one).
+    thaw(Promise.race([remote.start(startOptions, proxy(sink)).then(() => void (loaded = true)), loadFailed, ended]).then(() => self));
+    // The engine exists once `start` is taken in: what comes after it finds it.
+    if (globalThis.navigator?.onLine === false) onOffline();
+    // A page opened in the background does not poll until it is shown.
+    if (globalThis.document?.visibilityState === 'hidden') onVisibility();
   }
   wait();
   boot();
@@ -156,11 +150,12 @@ export function createSyncClient(options: ClientOptions): SyncClient {
     sink('change', { guids: [], queue: true, everything: true });
   };
   const unlisten = listen([
-    ['w', 'online', onOnline],
+    ['w', 'online', () => tell((w) => w.setOnline(true))],
     ['w', 'offline', onOffline],
     ['w', 'pagehide', onPageHide],
     ['w', 'pageshow', onPageShow],
-    ['w', 'focus', onFocus],
+    // Back to the window: another device may have changed something meanwhile.
+    ['w', 'focus', () => tell((w) => w.setVisible(true))],
     ['d', 'visibilitychange', onVisibility],
   ]);
 
@@ -172,7 +167,6 @@ export function createSyncClient(options: ClientOptions): SyncClient {
     for (;;) {
       if (closed) throw new SyncError('closed', 'the client is closed');
       const now = await next;
-      await now.up;
       if (now.over) continue;
       const answer = await Promise.race([(now.remote[name] as (...a: unknown[]) => Promise<unknown>)(...args), now.ended]);
       if (answer !== ENDED) return answer;
@@ -204,15 +198,12 @@ export function createSyncClient(options: ClientOptions): SyncClient {
       closed = true;
       unlisten();
       lastChance.close();
-      try {
-        await life.up;
-        await Promise.race([life.remote.close(), life.ended]);
-      } catch {
-        // The worker may already be gone; ending it below is what matters.
-      }
-      life.end();
+      const now = life;
+      // The worker may have failed to load or be gone already; ending it below is what matters.
+      if (!now.over) await next.then(() => Promise.race([now.remote.close(), now.ended])).catch(() => undefined);
+      now.end();
       // Calls waiting for a next worker settle: there is none.
-      thaw(life);
+      thaw(now);
       listeners.change.clear();
       listeners.status.clear();
     },

@@ -2,11 +2,10 @@
 // first, then by enclosure URL without its query string (hosts rotate media URLs; tracking queries change on
 // every feed refresh).
 
-/** What tells an episode apart within its podcast (`media`: its enclosure URL's `mediaKey`, where kept). */
+/** What tells an episode apart within its podcast. */
 export interface EpisodeKey {
   episode: string;
   guid?: string | undefined;
-  media?: string;
 }
 
 /** The enclosure URL as matched: no query, no fragment. */
@@ -17,6 +16,6 @@ export const mediaKey = (url: string): string => url.trim().split(/[?#]/)[0]!;
  * carries it), else one with its enclosure URL that has no other guid (two episodes may share one: NC #78).
  */
 export function matchEpisode<T extends EpisodeKey>(ref: EpisodeKey, rows: readonly T[]): T | undefined {
-  const media = (key: EpisodeKey) => key.media ?? mediaKey(key.episode);
-  return rows.find((row) => ref.guid !== undefined && row.guid === ref.guid) ?? rows.find((row) => media(row) === media(ref) && (ref.guid === undefined || row.guid === undefined));
+  const media = mediaKey(ref.episode);
+  return rows.find((row) => ref.guid !== undefined && row.guid === ref.guid) ?? rows.find((row) => mediaKey(row.episode) === media && (ref.guid === undefined || row.guid === undefined));
 }

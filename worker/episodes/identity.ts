@@ -4,7 +4,7 @@ import { matchEpisode, mediaKey, type EpisodeKey } from '../../src/episode-ident
 
 export { mediaKey };
 
-/** The identity fields of a stored episode. */
+/** The identity fields of a stored episode (`media`: its enclosure URL's `mediaKey`, kept to index it). */
 export interface EpisodeIdentity extends EpisodeKey {
   podcast: string;
   media: string;
@@ -33,7 +33,7 @@ export function episodeIndex<T extends EpisodeIdentity>(rows: readonly T[]): Epi
   return {
     find(ref) {
       const own = ref.guid === undefined ? undefined : byGuid.get(key(ref.podcast, ref.guid));
-      return matchEpisode(ref, [...(own ? [own] : []), ...(byMedia.get(key(ref.podcast, ref.media ?? mediaKey(ref.episode))) ?? [])]);
+      return matchEpisode(ref, [...(own ? [own] : []), ...(byMedia.get(key(ref.podcast, mediaKey(ref.episode))) ?? [])]);
     },
     put(row, replaces) {
       if (replaces) {

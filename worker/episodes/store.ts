@@ -231,7 +231,7 @@ export function createEpisodeStore({ db, transact }: StoreCore) {
           const media = mediaKey(action.episode);
           const ref: EpisodeRef = { podcast: action.podcast, episode: action.episode };
           if (action.guid !== undefined) ref.guid = action.guid;
-          const row = index.find({ ...ref, media });
+          const row = index.find(ref);
           const fields = fieldsOf(row ?? ({} as StoredEpisode));
           // In the same second a pending local change wins; otherwise the remote one does (the later in the answer).
           const pendingFields = row?.pending?.fields ?? [];
