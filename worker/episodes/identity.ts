@@ -19,29 +19,19 @@ export interface EpisodeIndex<T extends EpisodeIdentity> {
   put(row: T, replaces?: T): void;
 }
 
-/** Index `rows` by podcast and guid, and by podcast and media key. */
+/** Where a ref's candidates are kept: under its podcast and guid (first), and its podcast and media key. */
+const keys = ({ podcast, guid, episode }: Ref) => [...(guid === undefined ? [] : [`${podcast}\ng:${guid}`]), `${podcast}\nm:${mediaKey(episode)}`];
+
+/** Index `rows` by their keys. */
 export function episodeIndex<T extends EpisodeIdentity>(rows: readonly T[]): EpisodeIndex<T> {
-  const key = (podcast: string, value: string) => `${podcast}\n${value}`;
-  const byGuid = new Map<string, T>();
-  const byMedia = new Map<string, T[]>();
-  const add = (row: T) => {
-    if (row.guid !== undefined) byGuid.set(key(row.podcast, row.guid), row);
-    const k = key(row.podcast, row.media);
-    byMedia.set(k, [...(byMedia.get(k) ?? []), row]);
-  };
-  rows.forEach(add);
-  return {
-    find(ref) {
-      const own = ref.guid === undefined ? undefined : byGuid.get(key(ref.podcast, ref.guid));
-      return matchEpisode(ref, [...(own ? [own] : []), ...(byMedia.get(key(ref.podcast, mediaKey(ref.episode))) ?? [])]);
-    },
+  const byKey = new Map<string, T[]>();
+  const index: EpisodeIndex<T> = {
+    find: (ref) => matchEpisode(ref, keys(ref).flatMap((k) => byKey.get(k) ?? [])),
     put(row, replaces) {
-      if (replaces) {
-        if (replaces.guid !== undefined && byGuid.get(key(replaces.podcast, replaces.guid)) === replaces) byGuid.delete(key(replaces.podcast, replaces.guid));
-        const k = key(replaces.podcast, replaces.media);
-        byMedia.set(k, (byMedia.get(k) ?? []).filter((r) => r !== replaces));
-      }
-      add(row);
+      if (replaces) for (const k of keys(replaces)) byKey.set(k, byKey.get(k)!.filter((r) => r !== replaces));
+      for (const k of keys(row)) byKey.set(k, [...(byKey.get(k) ?? []), row]);
     },
   };
+  for (const row of rows) index.put(row);
+  return index;
 }
