@@ -171,7 +171,7 @@ export function createSyncClient(options: ClientOptions): SyncClient {
       const answer = await Promise.race([(now.remote[name] as (...a: unknown[]) => Promise<unknown>)(...args), now.ended]);
       if (answer !== ENDED) return answer;
       if ((CHANGES as readonly string[]).includes(name))
-        throw new SyncError('interrupted', `${name}() was under way when the sync worker ended (the page went into the back/forward cache, or close()): it may or may not have been saved; read the state again (pending(), episode()) and make the change again if it is missing`);
+        throw new SyncError('interrupted', `${name}() may or may not have been saved: the sync worker ended under it (the page went into the back/forward cache, or close()); read the state again and repeat the change if it is missing`);
     }
   }
 

@@ -37,7 +37,7 @@ export function installErrorTransfer(write?: SyncErrorWriter): void {
   if (installed || !original) return;
   installed = true;
   transferHandlers.set('throw', {
-    canHandle: (value: unknown): value is ThrownValue => original.canHandle(value),
+    canHandle: original.canHandle as (value: unknown) => value is ThrownValue,
     serialize: (thrown: ThrownValue) => (writer && isSyncError(thrown.value) ? [{ isError: true, value: writer(thrown.value) } satisfies SerializedThrow, []] : original.serialize(thrown)),
     deserialize(serialized: unknown) {
       const s = serialized as SerializedThrow;
