@@ -79,11 +79,10 @@ export function createSyncClient(options: ClientOptions): SyncClient {
 
   // Signals go to the worker alive now, if any: one ended for the back/forward cache gets nothing (WebKit fires
   // visibilitychange after that pagehide), and the next one is told the page's state as it starts.
-  const tell = (fn: (worker: Remote<WorkerApi>) => Promise<unknown>) => void (life.over || fn(life.remote).catch(() => undefined));
-  const onOffline = () => tell((w) => w.setOnline(false));
+  const tell = <M extends 'setOnline' | 'setVisible'>(method: M, value: boolean) => void (life.over || life.remote[method](value).catch(() => undefined));
   const onVisibility = () => {
     if (document.visibilityState === 'hidden') background?.onHidden();
-    tell((w) => w.setVisible(document.visibilityState === 'visible'));
+    tell('setVisible', document.visibilityState === 'visible');
   };
 
   function boot(): void {
@@ -125,7 +124,7 @@ export function createSyncClient(options: ClientOptions): SyncClient {
     // Started, failed to load, or ended first (calls then wait for the next one).
     thaw(Promise.race([remote.start(startOptions, proxy(sink)).then(() => void (loaded = true)), loadFailed, ended]).then(() => self));
     // The engine exists once `start` is taken in: what comes after it finds it.
-    if (globalThis.navigator?.onLine === false) onOffline();
+    if (globalThis.navigator?.onLine === false) tell('setOnline', false);
     // A page opened in the background does not poll until it is shown.
     if (globalThis.document?.visibilityState === 'hidden') onVisibility();
   }
@@ -138,7 +137,7 @@ export function createSyncClient(options: ClientOptions): SyncClient {
   // the app and the store re-read everything: other tabs' events did not reach a frozen page.
   const onPageHide = (event: Event) => {
     // A page being unloaded or frozen gets no visibilitychange in every browser: flush listening state then too.
-    tell((w) => w.setVisible(false));
+    tell('setVisible', false);
     if ((event as PageTransitionEvent).persisted && !given) {
       life.end();
       wait();
@@ -150,12 +149,12 @@ export function createSyncClient(options: ClientOptions): SyncClient {
     sink('change', { guids: [], queue: true, everything: true });
   };
   const unlisten = listen([
-    ['w', 'online', () => tell((w) => w.setOnline(true))],
-    ['w', 'offline', onOffline],
+    ['w', 'online', () => tell('setOnline', true)],
+    ['w', 'offline', () => tell('setOnline', false)],
     ['w', 'pagehide', onPageHide],
     ['w', 'pageshow', onPageShow],
     // Back to the window: another device may have changed something meanwhile.
-    ['w', 'focus', () => tell((w) => w.setVisible(true))],
+    ['w', 'focus', () => tell('setVisible', true)],
     ['d', 'visibilitychange', onVisibility],
   ]);
 
