@@ -39,16 +39,8 @@ function causeOf(cause: unknown): SerializedSyncError['cause'] {
   return { name: typeof c.name === 'string' ? c.name : 'Error', message: typeof c.message === 'string' ? c.message : String(cause) };
 }
 
-/** A `SyncError` the engine threw, as it crosses to the page: code, status, retryAfter and its cause's name and message. */
-const writeError = (error: SyncError): SerializedSyncError => ({
-  name: 'SyncError',
-  message: error.message,
-  stack: error.stack,
-  code: error.code,
-  status: error.status,
-  retryAfter: error.retryAfter,
-  cause: causeOf(error.cause),
-});
+/** A `SyncError` the engine threw, as it crosses to the page: its own fields (code, status, retryAfter), message, stack, and its cause's name and message. */
+const writeError = (error: SyncError): SerializedSyncError => ({ ...error, message: error.message, stack: error.stack, cause: causeOf(error.cause) });
 
 /**
  * Serve the engine to a page's `createSyncClient` over comlink, from a worker of your own

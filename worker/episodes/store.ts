@@ -108,11 +108,10 @@ function pendingLeft(pending: PendingEpisode, replaced: readonly FieldKey[]): Pe
 }
 
 /** `row` with no change waiting. */
-function unqueued(row: StoredEpisode): StoredEpisode {
+function unqueued(row: StoredEpisode): void {
   delete row.pending;
   delete row.due;
   delete row.heldAt;
-  return row;
 }
 
 /** Whether newer values hold every field the pending change set: it is overtaken and must not be sent. */
@@ -121,8 +120,8 @@ export function overtaken(row: StoredEpisode, pending: PendingEpisode): boolean 
 }
 
 /** The stored row an incoming ref is (guid first, then media key, within its podcast). */
-async function findRow(db: SyncDatabase, ref: EpisodeRef & { media: string }): Promise<StoredEpisode | undefined> {
-  const direct = await db.episodes.get(idFor(ref.podcast, ref.guid, ref.media));
+async function findRow(db: SyncDatabase, ref: EpisodeRef): Promise<StoredEpisode | undefined> {
+  const direct = await db.episodes.get(idFor(ref.podcast, ref.guid, mediaKey(ref.episode)));
   return direct ?? matchEpisode(ref, await db.episodes.where('podcast').equals(ref.podcast).toArray());
 }
 
@@ -175,14 +174,14 @@ function queueLocal(row: StoredEpisode, local: LocalEpisodeChange, wall: number,
 }
 
 /** `row` (undefined: none yet) with a pulled `play` action folded in; undefined when it changes nothing there. */
-function foldAction(row: StoredEpisode | undefined, action: PlayAction, ref: EpisodeRef, media: string): StoredEpisode | undefined {
+function foldAction(row: StoredEpisode | undefined, action: PlayAction, ref: EpisodeRef): StoredEpisode | undefined {
   const fields = fieldsOf(row ?? ({} as StoredEpisode));
   // In the same second a pending local change wins; otherwise the remote one does (the later in the answer).
   const pendingFields = row?.pending?.fields ?? [];
   const applied = applyChange(fields, fromPlay(action.position ?? 0, action.total, fields.total?.value), action.at, (key) => !pendingFields.includes(key));
   if (row && !applied.changed.length) return undefined;
   // A remote action does not rename a row the app knows (its ref must keep finding it): only a guid is learned.
-  let next = row ? { ...row } : identify(undefined, ref, media);
+  let next = row ? { ...row } : identify(undefined, ref, mediaKey(ref.episode));
   if (row && row.guid === undefined && ref.guid !== undefined) next.guid = ref.guid;
   next = withFields(next, applied.fields);
   // A refusal is shown until the episode's next change, local or remote: a remote one newer than all it
@@ -239,7 +238,7 @@ function episodeReads({ db, transact }: StoreCore) {
   return {
     /** One episode's state. */
     async episode(ref: EpisodeRef): Promise<EpisodeState | undefined> {
-      const row = await transact('r', [db.episodes], () => findRow(db, { ...ref, media: mediaKey(ref.episode) }));
+      const row = await transact('r', [db.episodes], () => findRow(db, ref));
       return row && episodeState(row);
     },
 
@@ -323,7 +322,7 @@ function episodeWrites({ db, transact }: StoreCore) {
         // (an app still holding the old URL; a move the server refused, rolled back).
         const podcast = (await renamedFeeds(db, [ref.podcast])).get(ref.podcast);
         if (podcast) ref = { ...ref, podcast };
-        const row = identify(await findRow(db, { ...ref, media }), ref, media);
+        const row = identify(await findRow(db, ref), ref, media);
         const next = queueLocal(row, local, wall, now, interval);
         if (!next) return row;
         await db.episodes.put(next);
@@ -350,7 +349,7 @@ function episodeWrites({ db, transact }: StoreCore) {
           const ref: EpisodeRef = { podcast: action.podcast, episode: action.episode };
           if (action.guid !== undefined) ref.guid = action.guid;
           const row = index.find(ref);
-          const next = foldAction(row, action, ref, mediaKey(action.episode));
+          const next = foldAction(row, action, ref);
           if (!next) continue;
           byId.set(next.id, next);
           // Later actions of this batch must find the row as it is now (a new one, or one that learned its guid).
