@@ -33,9 +33,9 @@ export interface BackgroundSyncOptions {
   auth?: (store: KnownStore) => Auth | undefined | Promise<Auth | undefined>;
   /** The tag to answer. @default 'opa-sync' */
   tag?: string;
-  /** How long one event keeps retrying, ms (Chromium gives an event 3 minutes). @default 150000 */
+  /** How long one event keeps waiting for the server, ms (Chromium gives an event 3 minutes). @default 150000 */
   budget?: number;
-  /** The first retry's delay, ms; each next one doubles (at most 4 s). @default 1000 */
+  /** The engine's first retry delay, ms; each next one doubles, at most 4 s (a server's Retry-After is a floor). @default 1000 */
   baseDelay?: number;
   /** The global scope to listen on. @default globalThis */
   target?: SyncEventTarget;
@@ -43,10 +43,17 @@ export interface BackgroundSyncOptions {
   fetch?: typeof fetch;
 }
 
-/** What one sync event did for one store: `sent` (nothing waits), `waiting` (still queued), `skipped` (no credentials, or a store this worker cannot open). */
-export type StoreOutcome = 'sent' | 'waiting' | 'skipped';
+/**
+ * What one sync event did for one store: `sent` (nothing waits), `waiting` (still queued: the browser tries again),
+ * `auth-required` (the server refused the credentials: it waits for the next open, no retry asked), `skipped` (no
+ * credentials, or a store this worker cannot open).
+ */
+export type StoreOutcome = 'sent' | 'waiting' | 'auth-required' | 'skipped';
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** Checks a store's state at least this often, ms (a status event wakes it sooner). */
+const WATCH = 1000;
+/** How long past its budget an event still waits for the engine to learn who leads, ms. */
+const LEARN = 10_000;
 
 /**
  * Whether the store is there at a schema this code knows. A newer one (a tab already runs newer code than this
@@ -60,7 +67,11 @@ async function openable(dbName: string): Promise<boolean> {
   return found !== undefined && (found.version ?? 0) <= openSyncDatabase(dbName).verno * 10;
 }
 
-/** Push one store until nothing waits, the budget ends, or retrying cannot help (paused on 401/403). */
+/**
+ * Watch one store until nothing waits, the budget ends, or only new credentials can help. The sending is the
+ * engine's, on its own schedule (backoff, Retry-After, a pull only when it needs the server's word), once this
+ * worker holds the tabs' lock: while a tab leads, the tab sends and this worker only watches.
+ */
 async function pushStore(store: KnownStore, options: BackgroundSyncOptions, deadline: number): Promise<StoreOutcome> {
   const auth = options.auth ? await options.auth(store) : undefined;
   if ((store.authed && auth === undefined) || !(await openable(store.dbName))) return 'skipped';
@@ -71,38 +82,46 @@ async function pushStore(store: KnownStore, options: BackgroundSyncOptions, dead
     ...(auth !== undefined ? { auth } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
     pullInterval: 0,
+    // At most 4 s apart: a server back after minutes is seen within 5 s; 150 s of it is ~40 tries, bounded.
+    retry: { baseDelay: options.baseDelay ?? 1000, maxDelay: Math.max(options.baseDelay ?? 0, 4_000) },
   });
+  let wake = () => {};
+  const unlisten = engine.on('status', () => wake());
   try {
-    let delay = options.baseDelay ?? 1000;
+    let tried = false;
     for (;;) {
-      // A read first (it claims nothing): a store with nothing waiting, a signed-out one included, is not synced.
-      // A new tab may also have upgraded the schema meanwhile (our connection closed on versionchange).
+      // A new tab may have upgraded the schema meanwhile (our connection closed on versionchange).
       if (!(await openable(dbName))) return 'skipped';
-      const before = await engine.status();
-      if (before.pending + before.pendingEpisodes === 0) return 'sent';
-      if (before.phase === 'auth-required') return 'waiting';
-      try {
-        // Under the tabs' lock: this worker runs it when it leads, else the leading tab does (one sender).
-        await engine.sync();
-      } catch (error) {
-        // Another account's store, or one this code cannot use: leave it alone.
-        if (!isSyncError(error) || error.code === 'account-mismatch' || error.code === 'storage') return 'skipped';
-      }
-      if (!(await openable(dbName))) return 'skipped';
+      // A read (it claims nothing): a store with nothing waiting, a signed-out one included, is not synced.
       const status = await engine.status();
       if (status.pending + status.pendingEpisodes === 0) return 'sent';
-      if (status.phase === 'auth-required') return 'waiting';
-      if (performance.now() + delay > deadline) return 'waiting';
-      await sleep(delay);
-      // At most 4 s apart: a server back after minutes is seen within 5 s; 150 s of it is ~40 tries, bounded.
-      delay = Math.min(delay * 2, 4_000);
+      if (status.phase === 'auth-required') return 'auth-required';
+      if (status.leader && !tried) {
+        tried = true;
+        // Joins the run this worker started on taking the lock: the event's first attempt, whatever its budget.
+        try {
+          await engine.sync();
+        } catch (error) {
+          // Another account's store, or one this code cannot use: leave it alone.
+          if (!isSyncError(error) || error.code === 'account-mismatch' || error.code === 'storage') return 'skipped';
+        }
+        continue;
+      }
+      const left = deadline - performance.now();
+      // Until the engine knows who leads (a tab, or this worker after its first attempt), the event goes on.
+      if (left <= 0 && ((status.phase !== 'starting' && (tried || !status.leader)) || left < -LEARN)) return 'waiting';
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        setTimeout(resolve, Math.min(WATCH, Math.max(left, 50)));
+      });
     }
   } finally {
+    unlisten();
     await engine.close().catch(() => undefined);
   }
 }
 
-/** Push every known store once the event fires; rejects (so the browser tries again) when something still waits. */
+/** Push every known store once the event fires; rejects (so the browser tries again) when something still waits that a retry may send. */
 async function onSync(options: BackgroundSyncOptions, lastChance: boolean): Promise<StoreOutcome[]> {
   // A duration: monotonic, so a device clock step does not end the retries early or stretch them.
   const deadline = performance.now() + (options.budget ?? 150_000);
