@@ -2,7 +2,7 @@
 // waits in each store a page asked background sync for, with the engine's own code under the tabs' Web Lock.
 // Through the engine entry: the library build then shares its chunks with opa-sync/worker as they are, and
 // splits nothing more out of the page entry's.
-import { createSyncEngine, isSyncError, type Auth } from './index.ts';
+import { createSyncEngine, type Auth } from './index.ts';
 import { openSyncDatabase } from '../src/schema.ts';
 import { knownStores, type KnownStore } from './sw-registry.ts';
 
@@ -69,8 +69,8 @@ async function openable(dbName: string): Promise<boolean> {
 
 /**
  * Watch one store until nothing waits, the budget ends, or only new credentials can help. The sending is the
- * engine's, on its own schedule (backoff, Retry-After, a pull only when it needs the server's word), once this
- * worker holds the tabs' lock: while a tab leads, the tab sends and this worker only watches.
+ * engine's, on its own schedule (backoff, the server's Retry-After as a floor), once this worker holds the tabs'
+ * lock: while a tab leads, the tab sends with its own and this worker only watches (it forces no run on it).
  */
 async function pushStore(store: KnownStore, options: BackgroundSyncOptions, deadline: number): Promise<StoreOutcome> {
   const auth = options.auth ? await options.auth(store) : undefined;
@@ -88,7 +88,6 @@ async function pushStore(store: KnownStore, options: BackgroundSyncOptions, dead
   let wake = () => {};
   const unlisten = engine.on('status', () => wake());
   try {
-    let tried = false;
     for (;;) {
       // A new tab may have upgraded the schema meanwhile (our connection closed on versionchange).
       if (!(await openable(dbName))) return 'skipped';
@@ -96,20 +95,9 @@ async function pushStore(store: KnownStore, options: BackgroundSyncOptions, dead
       const status = await engine.status();
       if (status.pending + status.pendingEpisodes === 0) return 'sent';
       if (status.phase === 'auth-required') return 'auth-required';
-      if (status.leader && !tried) {
-        tried = true;
-        // Joins the run this worker started on taking the lock: the event's first attempt, whatever its budget.
-        try {
-          await engine.sync();
-        } catch (error) {
-          // Another account's store, or one this code cannot use: leave it alone.
-          if (!isSyncError(error) || error.code === 'account-mismatch' || error.code === 'storage') return 'skipped';
-        }
-        continue;
-      }
       const left = deadline - performance.now();
-      // Until the engine knows who leads (a tab, or this worker after its first attempt), the event goes on.
-      if (left <= 0 && ((status.phase !== 'starting' && (tried || !status.leader)) || left < -LEARN)) return 'waiting';
+      // Until the engine knows whether a tab leads, the event goes on (bounded).
+      if (left <= 0 && (status.phase !== 'starting' || left < -LEARN)) return 'waiting';
       await new Promise<void>((resolve) => {
         wake = resolve;
         setTimeout(resolve, Math.min(WATCH, Math.max(left, 50)));
