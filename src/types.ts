@@ -166,9 +166,11 @@ export interface DeletionStatus {
 /**
  * What the engine is doing. `starting`: it has not said yet whether this tab syncs (the store's first snapshot,
  * and an engine waiting to learn who leads); `unavailable`: the worker never loaded (`lastError.code` is
- * `unsupported`) and no call can succeed; `offline`: no network, or the server did not answer the last request.
+ * `unsupported`) and no call can succeed; `offline`: the device has no network (the page's `navigator.onLine`);
+ * `unreachable`: it has, but the server did not answer the last request (down, or a proxy's 502/503/504): the
+ * engine retries on its own, changes stay queued.
  */
-export type SyncPhase = 'starting' | 'idle' | 'pulling' | 'pushing' | 'offline' | 'auth-required' | 'unavailable' | 'closed';
+export type SyncPhase = 'starting' | 'idle' | 'pulling' | 'pushing' | 'offline' | 'unreachable' | 'auth-required' | 'unavailable' | 'closed';
 
 /** Progress of the running pull. */
 export interface PullProgress {
