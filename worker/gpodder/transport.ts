@@ -50,11 +50,14 @@ export function createGpodderTransport(options: GpodderOptions): Transport {
    */
   const loadMemo = (): Promise<Memo> => options.memo.load().then(readMemo, () => ({ marks: [], offset: 0 }));
   const saveMemo = (next: Memo): Promise<void> => options.memo.save(next);
-  /** mygpo answers 404 to a device it does not know: register it once per engine, before pulling or sending. */
+  /**
+   * mygpo answers 404 to a device it does not know: register it once per engine, before pulling or sending. The
+   * caption is the app's device id (opodsync replaces it with whatever this call sends, none included).
+   */
   const register = (): Promise<void> => {
     const path = paths().device;
     if (!path) return Promise.resolve();
-    registered ??= http.request('POST', http.url(path), { caption: 'opa-sync', type: 'other' }, { ignoreBody: true }).then(
+    registered ??= http.request('POST', http.url(path), { caption: options.device, type: 'other' }, { ignoreBody: true }).then(
       () => undefined,
       (error: unknown) => {
         registered = undefined;
