@@ -35,8 +35,13 @@ export interface BackgroundSyncOptions {
   tag?: string;
   /** How long one event keeps waiting for the server, ms (Chromium gives an event 3 minutes). @default 150000 */
   budget?: number;
-  /** The engine's first retry delay, ms; each next one doubles, at most 4 s (a server's Retry-After is a floor). @default 1000 */
+  /** The engine's first retry delay, ms; each next one doubles, at most 2 s (a server's Retry-After is a floor). @default 1000 */
   baseDelay?: number;
+  /**
+   * Milliseconds of a server's silence before a request is given up and tried again: short, so a server back from
+   * an outage is reached soon even when a request sent during it never gets an answer. @default 4000
+   */
+  timeout?: number;
   /** The global scope to listen on. @default globalThis */
   target?: SyncEventTarget;
   /** Injectable for tests. */
@@ -82,8 +87,10 @@ async function pushStore(store: KnownStore, options: BackgroundSyncOptions, dead
     ...(auth !== undefined ? { auth } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
     pullInterval: 0,
-    // At most 4 s apart: a server back after minutes is seen within 5 s; 150 s of it is ~40 tries, bounded.
-    retry: { baseDelay: options.baseDelay ?? 1000, maxDelay: Math.max(options.baseDelay ?? 0, 4_000) },
+    // At most 2 s apart, each silent request given up after 4 s: a server back after minutes is seen within a few
+    // seconds, even one whose requests during the outage hang; 150 s of it is a bounded ~25 tries.
+    timeout: options.timeout ?? 4_000,
+    retry: { baseDelay: options.baseDelay ?? 1000, maxDelay: Math.max(options.baseDelay ?? 0, 2_000) },
   });
   let wake = () => {};
   const unlisten = engine.on('status', () => wake());
