@@ -44,7 +44,7 @@ export function createLastChance(options: LastChanceOptions): LastChance {
     if (credentials) headers[credentials[0]] = credentials[1];
     const body = request.body === undefined ? {} : { body: request.body };
     // Credentials go to the base origin only, as the worker's own requests: a redirect is not followed.
-    return [new URL(request.path, base).href, { method: request.method, headers, ...body, keepalive: true, credentials: 'omit', cache: 'no-store', redirect: 'error' }];
+    return [new URL(request.path, base).href, { method: request.method, headers, ...body, keepalive: true, credentials: 'same-origin', cache: 'no-store', redirect: 'error' }];
   };
 
   const defer = () => {

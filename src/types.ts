@@ -1,9 +1,15 @@
 import type { SyncErrorCode } from './errors.ts';
 
-/** Credentials for the server; kept in worker memory only, never written to IndexedDB. */
+/**
+ * Credentials for the server; kept in worker memory only, never written to IndexedDB. `session` (gPodder, a server
+ * on the app's own origin): the engine logs in once with them (`POST /api/2/auth/{username}/login.json`), then
+ * every request, the service worker's and the page's last copy go with the session cookie the server set, never
+ * the password.
+ */
 export type Auth =
   | { type: 'bearer'; token: string }
   | { type: 'basic'; username: string; password: string }
+  | { type: 'session'; username: string; password: string }
   | { type: 'header'; name: string; value: string };
 
 /** The sync protocols the engine speaks. */

@@ -9,7 +9,7 @@ export interface KnownStore {
   protocol: Protocol;
   device: string;
   account?: string;
-  /** Whether the page sent credentials: then nothing is sent without the service worker's `auth` provider. */
+  /** Whether the page sent credentials (a gPodder session's cookie is the browser's: not these): then nothing is sent without the service worker's `auth` provider. */
   authed: boolean;
 }
 
