@@ -181,8 +181,7 @@ export function createHttp(options: HttpOptions): Http {
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
         signal,
-        // The origin's own cookies only (a gPodder session; none go to another origin).
-        credentials: 'same-origin',
+        // `credentials` left at 'same-origin': the origin's own cookies (a gPodder session), never another's.
         cache: 'no-store',
         // Never followed (credentials go to the base origin only), but answered: a redirect is the server's
         // word, not a lost connection, so it is not retried as one.
