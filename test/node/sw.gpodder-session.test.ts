@@ -10,6 +10,8 @@ import { createSyncEngine } from '../../worker/index.ts';
 import { serveBackgroundSync, type SyncEventLike } from '../../worker/sw.ts';
 import { knownStores } from '../../worker/sw-registry.ts';
 import { dump, uniqueDb } from './helpers.ts';
+import { startOpodsync } from '../support/opodsync.ts';
+import { describeOpodsync } from '../support/opodsync-suite.ts';
 
 const PASSWORD = 'alice-password';
 const FEED = 'https://feeds.example/session/left-behind.xml';
@@ -88,5 +90,42 @@ describe('a gPodder session login', () => {
 
   it('is gPodder’s: another protocol refuses it with a clear error', () => {
     expect(() => createSyncEngine({ protocol: 'nextcloud', baseUrl: 'http://127.0.0.1:9/', auth: { type: 'session', username: 'a', password: 'b' } })).toThrow(/gPodder's login/);
+  });
+});
+
+describeOpodsync('a gPodder session login against the real opodsync', () => {
+  it('one login with the password, then its sessionid cookie only: pulls, uploads and the service worker\'s push go through', async () => {
+    const peer = await startOpodsync();
+    open.push({ close: () => peer.stop() });
+    const jar = cookieJar();
+    const dbName = uniqueDb('session-opodsync');
+    const page = createSyncEngine({
+      protocol: 'gpodder', baseUrl: peer.baseUrl, device: 'web-player', dbName, pullInterval: 0, pushDelay: 0, backgroundSync: true,
+      auth: { type: 'session', username: peer.username, password: peer.password }, fetch: jar.fetch, retry: { baseDelay: 60_000, maxDelay: 60_000 },
+    });
+    open.push(page);
+    await page.add('https://feeds.example/session/first.xml');
+    await page.sync();
+    expect(jar.sent.filter((r) => r.authorization).map((r) => r.path)).toEqual([`/api/2/auth/${peer.username}/login.json`]);
+    expect(jar.sent.slice(1).every((r) => r.cookie && !r.authorization)).toBe(true);
+    expect((await page.status()).pending).toBe(0);
+    // Left for the service worker: the page closes with a change queued (never sent), the worker has no credentials.
+    await page.close();
+    const next = createSyncEngine({ protocol: 'gpodder', baseUrl: peer.baseUrl, device: 'web-player', dbName, pullInterval: 0, account: peer.username, fetch: () => Promise.reject(new TypeError('offline')) });
+    await next.add(FEED);
+    await next.close();
+    const self = fakeSelf();
+    serveBackgroundSync({ target: self.target, budget: 20_000, baseDelay: 20, fetch: jar.fetch });
+    const before = jar.sent.length;
+    await expect(self.fire()).resolves.toEqual(['sent']);
+    expect(jar.sent.slice(before).every((r) => r.cookie && !r.authorization)).toBe(true);
+    const check = createSyncEngine({
+      protocol: 'gpodder', baseUrl: peer.baseUrl, device: 'web-player', dbName: uniqueDb('session-check'), pullInterval: 0,
+      auth: { type: 'basic', username: peer.username, password: peer.password },
+    });
+    open.push(check);
+    await check.sync();
+    expect((await check.subscriptions()).map((s) => s.feedUrl)).toEqual(expect.arrayContaining([FEED, 'https://feeds.example/session/first.xml']));
+    expect(await dump(dbName)).not.toContain(peer.password);
   });
 });
