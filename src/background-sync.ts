@@ -9,9 +9,9 @@ export interface BackgroundSync {
   readonly state: BackgroundSyncState;
   /** A status snapshot with the capability flag added. */
   mark(status: SyncStatus): SyncStatus;
-  /** Every status the engine reports: register when something waits and a push found no server; returns it. */
+  /** Every status the engine reports: register when something starts to wait (or waits on a server that did not answer); returns it. */
   onStatus(status: SyncStatus): SyncStatus;
-  /** The page is being hidden (perhaps closed): register when something waits. */
+  /** The page is being hidden (perhaps closed): register again when something waits. */
   onHidden(): void;
 }
 
@@ -43,7 +43,7 @@ export function createBackgroundSync(tag = 'opa-sync'): BackgroundSync {
     sw.ready
       .then((registration) => registration.sync?.register(tag))
       .then(
-        () => void (state = 'registered'),
+        () => void (state = last && !waiting(last) ? 'ready' : 'registered'),
         () => void (state = 'failed'),
       )
       .finally(() => void (registering = false));
@@ -55,7 +55,9 @@ export function createBackgroundSync(tag = 'opa-sync'): BackgroundSync {
     mark: (status) => ({ ...status, backgroundSync: state }),
     onStatus(status) {
       last = status;
-      if (waiting(status) && noServer(status)) register();
+      // Whatever the push's state: a page closed while its push is in flight (or throttled) leaves it to the tag.
+      if (!waiting(status)) state = state === 'registered' ? 'ready' : state;
+      else if (state === 'ready' || noServer(status)) register();
       return status;
     },
     onHidden() {

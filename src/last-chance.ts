@@ -43,8 +43,9 @@ export function createLastChance(options: LastChanceOptions): LastChance {
     const credentials = authHeader(auth);
     if (credentials) headers[credentials[0]] = credentials[1];
     const body = request.body === undefined ? {} : { body: request.body };
-    // Credentials go to the base origin only, as the worker's own requests: a redirect is not followed.
-    return [new URL(request.path, base).href, { method: request.method, headers, ...body, keepalive: true, credentials: 'omit', cache: 'no-store', redirect: 'error' }];
+    // Credentials go to the base origin only, as the worker's own requests: a redirect is not followed; cookies
+    // only to the page's own origin (a gPodder session), fetch's default.
+    return [new URL(request.path, base).href, { method: request.method, headers, ...body, keepalive: true, cache: 'no-store', redirect: 'error' }];
   };
 
   const defer = () => {

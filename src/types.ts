@@ -1,9 +1,15 @@
 import type { SyncErrorCode } from './errors.ts';
 
-/** Credentials for the server; kept in worker memory only, never written to IndexedDB. */
+/**
+ * Credentials for the server; kept in worker memory only, never written to IndexedDB. `session` (gPodder, a server
+ * on the app's own origin): the engine logs in once with them (`POST /api/2/auth/{username}/login.json`), then
+ * every request, the service worker's and the page's last copy go with the session cookie the server set, never
+ * the password.
+ */
 export type Auth =
   | { type: 'bearer'; token: string }
   | { type: 'basic'; username: string; password: string }
+  | { type: 'session'; username: string; password: string }
   | { type: 'header'; name: string; value: string };
 
 /** The sync protocols the engine speaks. */
@@ -166,9 +172,11 @@ export interface DeletionStatus {
 /**
  * What the engine is doing. `starting`: it has not said yet whether this tab syncs (the store's first snapshot,
  * and an engine waiting to learn who leads); `unavailable`: the worker never loaded (`lastError.code` is
- * `unsupported`) and no call can succeed; `offline`: no network, or the server did not answer the last request.
+ * `unsupported`) and no call can succeed; `offline`: the device has no network (the page's `navigator.onLine`);
+ * `unreachable`: it has, but the server did not answer the last request (down, or a proxy's 502/503/504): the
+ * engine retries on its own, changes stay queued.
  */
-export type SyncPhase = 'starting' | 'idle' | 'pulling' | 'pushing' | 'offline' | 'auth-required' | 'unavailable' | 'closed';
+export type SyncPhase = 'starting' | 'idle' | 'pulling' | 'pushing' | 'offline' | 'unreachable' | 'auth-required' | 'unavailable' | 'closed';
 
 /** Progress of the running pull. */
 export interface PullProgress {

@@ -117,10 +117,11 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
       runForwardedHere(ctx);
     }),
   };
-  // What opa-sync/sw needs to push for this store with every page closed (credentials stay with the app).
+  // What opa-sync/sw needs to push for this store with every page closed (credentials stay with the app; a gPodder
+  // session's cookie is the browser's, so that store needs none from it).
   if (options.backgroundSync) {
     const { dbName, baseUrl, protocol, device, account } = opts;
-    void rememberStore({ dbName, baseUrl, protocol, device, ...(account !== undefined ? { account } : {}), authed: opts.auth !== undefined }).catch(() => undefined);
+    void rememberStore({ dbName, baseUrl, protocol, device, ...(account !== undefined ? { account } : {}), authed: !!opts.auth && opts.auth.type != 'session' }).catch(() => undefined);
   }
   ctx.channel.post({ type: 'hello' });
   startPolling(ctx);

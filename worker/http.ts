@@ -47,6 +47,8 @@ export interface RequestOptions {
    * the answer's `body` is then undefined. What `write` throws ends the request (a `SyncError` keeps its code).
    */
   stream?: { limit: number; write(text: string): void };
+  /** These credentials instead of the engine's (a session login's own Basic header). */
+  auth?: Auth;
 }
 
 /** The HTTP layer: JSON requests to the base URL's origin only, typed errors for every failure. */
@@ -163,7 +165,7 @@ export function createHttp(options: HttpOptions): Http {
     if (!sameOrigin(target)) throw new SyncError('invalid', `${label}: refusing a request outside ${base.origin}`);
     if (options.signal.aborted) throw new SyncError('closed', `${label}: the engine is closed`);
     const headers = new Headers({ Accept: 'application/json' });
-    const auth = authHeader(options.auth());
+    const auth = authHeader(how.auth ?? options.auth());
     if (auth) headers.set(auth[0], auth[1]);
     if (body !== undefined) headers.set('Content-Type', 'application/json');
     const timeout = timeoutSignal(options.clock, options.timeout, options.timeout * TIMEOUTS_IN_ALL);
@@ -179,7 +181,7 @@ export function createHttp(options: HttpOptions): Http {
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
         signal,
-        credentials: 'omit',
+        // `credentials` left at 'same-origin': the origin's own cookies (a gPodder session), never another's.
         cache: 'no-store',
         // Never followed (credentials go to the base origin only), but answered: a redirect is the server's
         // word, not a lost connection, so it is not retried as one.

@@ -40,9 +40,9 @@ export function checkAuth(auth: unknown): Auth {
     typeof a === 'object' &&
     a !== null &&
     ((a.type === 'bearer' && typeof a.token === 'string') ||
-      (a.type === 'basic' && typeof a.username === 'string' && typeof a.password === 'string') ||
+      ((a.type === 'basic' || a.type === 'session') && typeof a.username === 'string' && typeof a.password === 'string') ||
       (a.type === 'header' && typeof a.name === 'string' && a.name !== '' && typeof a.value === 'string'));
-  if (!ok) throw new SyncError('invalid', "auth must be { type: 'bearer', token } | { type: 'basic', username, password } | { type: 'header', name, value }");
+  if (!ok) throw new SyncError('invalid', "auth must be { type: 'bearer', token } | { type: 'basic' or 'session', username, password } | { type: 'header', name, value }");
   return a as Auth;
 }
 
@@ -51,7 +51,7 @@ export function checkAuth(auth: unknown): Auth {
  * user name (gPodder, Nextcloud: Basic auth); undefined where credentials do not say (a token, OPA).
  */
 export function authAccount(protocol: Protocol, auth: Auth | undefined): string | undefined {
-  return protocol !== 'opa' && auth?.type === 'basic' ? auth.username : undefined;
+  return protocol !== 'opa' && (auth?.type === 'basic' || auth?.type === 'session') ? auth.username : undefined;
 }
 
 /** Validate options and fill defaults. */
@@ -96,6 +96,7 @@ export function resolveOptions(options: SyncOptions): ResolvedOptions {
     clock: clampedTimers(options.clock ?? systemClock),
   };
   if (options.auth !== undefined) resolved.auth = checkAuth(options.auth);
+  if (resolved.auth?.type === 'session' && protocol !== 'gpodder') throw new SyncError('invalid', "auth type 'session' is gPodder's login (protocol: 'gpodder'); use 'basic' here");
   // gPodder names the user in its paths (Nextcloud by the credentials) and keeps one list per user: the store
   // belongs to that user, and credentials of another would sync another account's list into it.
   const named = authAccount(protocol, resolved.auth);

@@ -1,5 +1,7 @@
 // Which stores a service worker may push for: the options that name each store (never credentials), kept in a
-// small database of their own so a sign-out's clear() and the store's schema leave them alone.
+// small database of their own so a sign-out's clear() and the store's schema leave them alone. Dexie closes its
+// connection on `versionchange`, so a schema upgrade elsewhere is never blocked by it.
+import { Dexie } from 'dexie';
 import type { Protocol } from '../src/types.ts';
 
 /** The page options a service worker needs to open a store and reach its server: never credentials. */
@@ -9,46 +11,33 @@ export interface KnownStore {
   protocol: Protocol;
   device: string;
   account?: string;
-  /** Whether the page sent credentials: then nothing is sent without the service worker's `auth` provider. */
+  /** Whether the page sent credentials (a gPodder session's cookie is the browser's: not these): then nothing is sent without the service worker's `auth` provider. */
   authed: boolean;
 }
 
-const REGISTRY = 'opa-sync-background';
-const STORES = 'stores';
-
-function open(): Promise<IDBDatabase> {
-  return new Promise((resolve, reject) => {
-    const request = indexedDB.open(REGISTRY, 1);
-    request.onupgradeneeded = () => void request.result.createObjectStore(STORES, { keyPath: 'dbName' });
-    request.onsuccess = () => {
-      // A schema upgrade elsewhere is never blocked by this connection.
-      request.result.onversionchange = () => request.result.close();
-      resolve(request.result);
-    };
-    request.onerror = () => reject(request.error);
-  });
+/** The registry, as it has been since its first version (IndexedDB version 1: Dexie's 0.1). */
+function open(): Dexie {
+  const db = new Dexie('opa-sync-background');
+  db.version(0.1).stores({ stores: 'dbName' });
+  return db;
 }
 
-async function inStore<T>(mode: IDBTransactionMode, work: (store: IDBObjectStore) => IDBRequest<T>): Promise<T> {
-  const db = await open();
+/** Record (or update) a store the service worker may push for. */
+export async function rememberStore(store: KnownStore): Promise<void> {
+  const db = open();
   try {
-    return await new Promise<T>((resolve, reject) => {
-      const tx = db.transaction(STORES, mode);
-      const request = work(tx.objectStore(STORES));
-      tx.oncomplete = () => resolve(request.result);
-      tx.onerror = tx.onabort = () => reject(tx.error);
-    });
+    await db.table('stores').put(store);
   } finally {
     db.close();
   }
 }
 
-/** Record (or update) a store the service worker may push for. */
-export async function rememberStore(store: KnownStore): Promise<void> {
-  await inStore('readwrite', (s) => s.put(store));
-}
-
 /** Every store a page asked background sync for. */
 export async function knownStores(): Promise<KnownStore[]> {
-  return inStore('readonly', (s) => s.getAll() as IDBRequest<KnownStore[]>);
+  const db = open();
+  try {
+    return await db.table<KnownStore>('stores').toArray();
+  } finally {
+    db.close();
+  }
 }

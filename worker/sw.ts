@@ -7,7 +7,7 @@
 // waits in each store a page asked background sync for, with the engine's own code under the tabs' Web Lock.
 // Through the engine entry: the library build then shares its chunks with opa-sync/worker as they are, and
 // splits nothing more out of the page entry's.
-import { createSyncEngine, isSyncError, type Auth } from './index.ts';
+import { createSyncEngine, type Auth } from './index.ts';
 import { openSyncDatabase } from '../src/schema.ts';
 import { knownStores, type KnownStore } from './sw-registry.ts';
 
@@ -42,20 +42,32 @@ export interface BackgroundSyncOptions {
   auth?: (store: KnownStore) => Auth | undefined | Promise<Auth | undefined>;
   /** The tag to answer. @default 'opa-sync' */
   tag?: string;
-  /** How long one event keeps retrying, ms (Chromium gives an event 3 minutes). @default 150000 */
+  /** How long one event keeps waiting for the server, ms (Chromium gives an event 3 minutes). @default 150000 */
   budget?: number;
-  /** The first retry's delay, ms; each next one doubles (at most 4 s). @default 1000 */
+  /** The engine's first retry delay, ms; each next one doubles, at most 2 s (a server's Retry-After is a floor). @default 1000 */
   baseDelay?: number;
+  /**
+   * Milliseconds of a server's silence before a request is given up and tried again: short, so a server back from
+   * an outage is reached soon even when a request sent during it never gets an answer. @default 4000
+   */
+  timeout?: number;
   /** The global scope to listen on. @default globalThis */
   target?: SyncEventTarget;
   /** Injectable for tests. */
   fetch?: typeof fetch;
 }
 
-/** What one sync event did for one store: `sent` (nothing waits), `waiting` (still queued), `skipped` (no credentials, or a store this worker cannot open). */
-export type StoreOutcome = 'sent' | 'waiting' | 'skipped';
+/**
+ * What one sync event did for one store: `sent` (nothing waits), `waiting` (still queued: the browser tries again),
+ * `auth-required` (the server refused the credentials: it waits for the next open, no retry asked), `skipped` (no
+ * credentials, or a store this worker cannot open).
+ */
+export type StoreOutcome = 'sent' | 'waiting' | 'auth-required' | 'skipped';
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** Checks a store's state at least this often, ms (a status event wakes it sooner). */
+const WATCH = 1000;
+/** How long past its budget an event still waits for the engine to learn who leads, ms. */
+const LEARN = 10_000;
 
 /**
  * Whether the store is there at a schema this code knows. A newer one (a tab already runs newer code than this
@@ -69,7 +81,11 @@ async function openable(dbName: string): Promise<boolean> {
   return found !== undefined && (found.version ?? 0) <= openSyncDatabase(dbName).verno * 10;
 }
 
-/** Push one store until nothing waits, the budget ends, or retrying cannot help (paused on 401/403). */
+/**
+ * Watch one store until nothing waits, the budget ends, or only new credentials can help. The sending is the
+ * engine's, on its own schedule (backoff, the server's Retry-After as a floor), once this worker holds the tabs'
+ * lock: while a tab leads, the tab sends with its own and this worker only watches (it forces no run on it).
+ */
 async function pushStore(store: KnownStore, options: BackgroundSyncOptions, deadline: number): Promise<StoreOutcome> {
   const auth = options.auth ? await options.auth(store) : undefined;
   if ((store.authed && auth === undefined) || !(await openable(store.dbName))) return 'skipped';
@@ -80,38 +96,36 @@ async function pushStore(store: KnownStore, options: BackgroundSyncOptions, dead
     ...(auth !== undefined ? { auth } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
     pullInterval: 0,
+    // At most 2 s apart, each silent request given up after 4 s: a server back after minutes is seen within a few
+    // seconds, even one whose requests during the outage hang; 150 s of it is a bounded ~25 tries.
+    timeout: options.timeout ?? 4_000,
+    retry: { baseDelay: options.baseDelay ?? 1000, maxDelay: Math.max(options.baseDelay ?? 0, 2_000) },
   });
+  let wake = () => {};
+  const unlisten = engine.on('status', () => wake());
   try {
-    let delay = options.baseDelay ?? 1000;
     for (;;) {
-      // A read first (it claims nothing): a store with nothing waiting, a signed-out one included, is not synced.
-      // A new tab may also have upgraded the schema meanwhile (our connection closed on versionchange).
+      // A new tab may have upgraded the schema meanwhile (our connection closed on versionchange).
       if (!(await openable(dbName))) return 'skipped';
-      const before = await engine.status();
-      if (before.pending + before.pendingEpisodes === 0) return 'sent';
-      if (before.phase === 'auth-required') return 'waiting';
-      try {
-        // Under the tabs' lock: this worker runs it when it leads, else the leading tab does (one sender).
-        await engine.sync();
-      } catch (error) {
-        // Another account's store, or one this code cannot use: leave it alone.
-        if (!isSyncError(error) || error.code === 'account-mismatch' || error.code === 'storage') return 'skipped';
-      }
-      if (!(await openable(dbName))) return 'skipped';
+      // A read (it claims nothing): a store with nothing waiting, a signed-out one included, is not synced.
       const status = await engine.status();
       if (status.pending + status.pendingEpisodes === 0) return 'sent';
-      if (status.phase === 'auth-required') return 'waiting';
-      if (performance.now() + delay > deadline) return 'waiting';
-      await sleep(delay);
-      // At most 4 s apart: a server back after minutes is seen within 5 s; 150 s of it is ~40 tries, bounded.
-      delay = Math.min(delay * 2, 4_000);
+      if (status.phase === 'auth-required') return 'auth-required';
+      const left = deadline - performance.now();
+      // Until the engine knows whether a tab leads, the event goes on (bounded).
+      if (left <= 0 && (status.phase !== 'starting' || left < -LEARN)) return 'waiting';
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        setTimeout(resolve, Math.min(WATCH, Math.max(left, 50)));
+      });
     }
   } finally {
+    unlisten();
     await engine.close().catch(() => undefined);
   }
 }
 
-/** Push every known store once the event fires; rejects (so the browser tries again) when something still waits. */
+/** Push every known store once the event fires; rejects (so the browser tries again) when something still waits that a retry may send. */
 async function onSync(options: BackgroundSyncOptions, lastChance: boolean): Promise<StoreOutcome[]> {
   // A duration: monotonic, so a device clock step does not end the retries early or stretch them.
   const deadline = performance.now() + (options.budget ?? 150_000);

@@ -6,6 +6,10 @@
 //   to the change on the server, p50/p95 and the share within 1 s, over `--runs` changes (default 20);
 // - server down: the network up, the server dropping every connection for `--down` seconds (default 120)
 //   from the change on, every page closed: latency from the server's return to the change on it (target ≤ 5 s);
+// - closed mid-push: the network up, the server answering nothing (each request held 10 s, then cut) for
+//   `--down` seconds from the change on, the page closed within 300 ms of the change while its push is in flight
+//   (not after a failed push): whether a tag was registered before the close, and the latency from the server's
+//   return to the change on it (target ≤ 5 s; issue 34);
 // - `--long`: the same with the server down 10 minutes (Chromium's own retry at +5/+15 min; > 10 min).
 // `--quick`: 2 offline runs and 5 s down (a smoke run, well under a minute).
 import type { CDPSession } from 'playwright-core';
@@ -52,6 +56,7 @@ async function swNetwork(browserSession: CDPSession, scriptUrl: string): Promise
 export interface BackgroundFigures {
   offline: { runs: number; delivered: number; within1s: number; p50?: number; p95?: number };
   down: { seconds: number; latencyMs?: number; copies: number };
+  midPush: { seconds: number; closedAfterMs: number; tagged: boolean; latencyMs?: number; copies: number; requests: string[] };
   long?: { seconds: number; latencyMs?: number; copies: number };
 }
 
@@ -83,6 +88,43 @@ async function serverDown(context: BrowserContext, app: OfflineApp, server: RefS
   const found = await waitFor('the change on the server', () => arrival(server, feed), seconds > 150 ? 20 * 60_000 : 60_000, 10).catch(() => undefined);
   await sleep(500);
   return { seconds, latencyMs: found ? found.at - back : undefined, copies: copies(server, feed) };
+}
+
+/**
+ * A dead server behind its proxy: each request held this long, then its connection cut (the proxy's upstream
+ * timeout). Held for ever, the hung connections would fill the browser's six per host and nothing would go after
+ * the return (measured: every request queued in the browser after the sixth).
+ */
+const SILENT_MS = 10_000;
+
+/**
+ * The server silent `seconds` from the change on (the network up): the page changes something and closes within
+ * 300 ms, its push still in flight; then the latency from the server's return to the change on it.
+ */
+async function closedMidPush(context: BrowserContext, app: OfflineApp, server: RefServer, seconds: number, dbName: string): Promise<BackgroundFigures['midPush']> {
+  const feed = `https://feeds.example/bench/background-mid-push-${seconds}-${Date.now()}.xml`;
+  const page = await openInstalled(context, app, clientOptions(server, dbName, { backgroundSync: true }));
+  await waitFor('the app', () => page.evaluate(() => document.getElementById('state')?.textContent === 'ready'), 30_000);
+  server.setLatency(SILENT_MS);
+  server.dropNext(1_000_000);
+  const changedAt = Date.now();
+  await page.evaluate((f) => (window as unknown as { app: { client: { add(f: string): Promise<unknown> } } }).app.client.add(f), feed);
+  await sleep(Math.max(0, changedAt + 200 - Date.now()));
+  const tagged = await page.evaluate(async () => {
+    const registration = (await navigator.serviceWorker.ready) as unknown as { sync?: { getTags(): Promise<string[]> } };
+    return ((await registration.sync?.getTags()) ?? []).includes('opa-sync');
+  });
+  await page.close();
+  const closedAfterMs = Date.now() - changedAt;
+  await sleep(Math.max(0, changedAt + seconds * 1000 - Date.now()));
+  // New requests are answered at once (one still held then is answered when its hold ends: the service worker's).
+  server.setLatency(0);
+  server.clearFaults();
+  const back = Date.now();
+  const found = await waitFor('the change on the server', () => arrival(server, feed), 60_000, 10).catch(() => undefined);
+  await sleep(500);
+  const requests = server.log().filter((e) => e.at >= changedAt).map((e) => `${e.method} ${((e.at - changedAt) / 1000).toFixed(1)}s ${e.status}`);
+  return { seconds, closedAfterMs, tagged, latencyMs: found ? found.at - back : undefined, copies: copies(server, feed), requests };
 }
 
 /** Measure; `log` gets progress lines. */
@@ -122,7 +164,10 @@ export async function measureBackground(opts: { runs: number; down: number; long
 
     log(`server down ${opts.down} s…`);
     const down = await serverDown(context, app, server, opts.down, dbName);
-    const figures: BackgroundFigures = { offline, down };
+    log(`server silent ${opts.down} s, the page closed mid-push…`);
+    const midPush = await closedMidPush(context, app, server, opts.down, dbName);
+    log(`requests from the change on (method, when, status): ${midPush.requests.join(', ')}`);
+    const figures: BackgroundFigures = { offline, down, midPush };
     if (opts.long) {
       log('server down 600 s (Chromium retries at +5 and +15 min)…');
       figures.long = await serverDown(context, app, server, 600, dbName);
@@ -153,6 +198,8 @@ export async function runBackgroundBench(argv: string[]): Promise<void> {
   console.log(`| offline, then the network back: network → on the server, p50 / p95 | ${ms(f.offline.p50)} / ${ms(f.offline.p95)} | |`);
   console.log(`| the same: delivered within 1 s | ${f.offline.within1s}/${f.offline.runs} (${f.offline.delivered} delivered in 30 s) | ${f.offline.runs}/${f.offline.runs} |`);
   console.log(`| the server down ${f.down.seconds} s (network up): its return → on the server | ${ms(f.down.latencyMs)}, ${f.down.copies} cop${f.down.copies === 1 ? 'y' : 'ies'} | ≤ 5 s, 1 copy |`);
+  const m = f.midPush;
+  console.log(`| the server silent ${m.seconds} s (network up), the page closed ${m.closedAfterMs} ms after the change, push in flight: tag before the close; its return → on the server | ${m.tagged ? 'tagged' : 'no tag'}; ${ms(m.latencyMs)}, ${m.copies} cop${m.copies === 1 ? 'y' : 'ies'} | tagged; ≤ 5 s, 1 copy |`);
   if (f.long) console.log(`| the server down ${f.long.seconds} s: its return → on the server (Chromium's retry) | ${ms(f.long.latencyMs)}, ${f.long.copies} cop${f.long.copies === 1 ? 'y' : 'ies'} | at Chromium's next attempt, 1 copy |`);
   process.exit(0);
 }

@@ -1,5 +1,5 @@
 // The background bench (`npm run bench -- --background`) still runs end to end: a quick variant, one change
-// made offline and one while the server is down 3 s, each delivered by the service worker once (figures are
+// made offline, one while the server is down 3 s and one whose page closed mid-push, each delivered by the service worker once (figures are
 // the bench's, never asserted as timings here). Chromium: the only engine with Background Sync.
 import { describe, expect, it } from 'vitest';
 import { measureBackground } from '../bench/background.ts';
@@ -12,5 +12,8 @@ describe.runIf(selectedEngines().includes('chromium'))('chromium', () => {
     expect(figures.offline.p50).toBeGreaterThanOrEqual(0);
     expect(figures.down.copies).toBe(1);
     expect(figures.down.latencyMs).toBeDefined();
+    // The page closed mid-push (issue 34): a tag before the close, the change delivered once.
+    expect(figures.midPush).toMatchObject({ tagged: true, copies: 1 });
+    expect(figures.midPush.latencyMs).toBeDefined();
   }, 120_000);
 });

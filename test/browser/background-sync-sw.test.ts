@@ -160,6 +160,29 @@ describe.runIf(selectedEngines().includes('chromium'))('chromium', () => {
     await context.close();
   });
 
+  it("a gPodder session (auth type 'session', the server behind the page's origin): one login with the password, then the cookie; the service worker, given no credentials, sends what a closed page left (issue 34)", async () => {
+    const { browser, gpodder, pages } = env();
+    gpodder.reset();
+    const context = await browser.newContext();
+    const origin = new URL(pages.url).origin;
+    const options: PageOptions = {
+      protocol: 'gpodder', baseUrl: origin, device: DEVICE, dbName: uniqueDbName('bg-session'), backgroundSync: true,
+      auth: { type: 'session', username: 'alice', password: 'alice-password' }, pullInterval: 0, pushDelay: 20, retry: { baseDelay: 100, maxDelay: 500 },
+    };
+    const page = await leftBehind(context, options, GPODDER_FEED, () => gpodder.failNext(1_000_000, 503));
+    const withPassword = gpodder.log().filter((e) => e.authPresent).map((e) => e.path);
+    expect(withPassword).toEqual(['/api/2/auth/alice/login.json']);
+    const sw = await controlServiceWorker(context, pages.url);
+    await page.close();
+    gpodder.clearFaults();
+    gpodder.clearLog();
+    await sw.fireSync();
+    await waitFor('the change on the server, sent by the service worker with the cookie', () => gpodder.subscribed({ device: DEVICE }).includes(GPODDER_FEED), 20_000);
+    expect(gpodder.log().length).toBeGreaterThan(0);
+    expect(gpodder.log().filter((e) => e.authPresent)).toEqual([]);
+    await context.close();
+  });
+
   it('no credential in any IndexedDB database of the origin, Cache Storage or the service worker\'s registration (a bearer token and a gPodder password)', async () => {
     const { browser, opa, gpodder, pages } = env();
     opa.reset();

@@ -47,6 +47,40 @@ forEachEngine((engine) => {
       expect(stored).not.toContain('demo-token');
       await context.close();
     });
+
+    it('the page closed 300 ms after a change whose push waits on a server that does not answer: a tag covers it before the close, and the service worker sends it once the server is back (issue 34)', async () => {
+      const context = await h.browser.newContext();
+      const page = await openPage(context, h.pages.url, clientOptions(h.server, uniqueDbName('background-mid-push'), { backgroundSync: true }));
+      await registerAppServiceWorker(page);
+      await sleep(300);
+      await page.evaluate(() => window.opa.client.sync());
+      // No answer: each request is held, then its connection cut unapplied (a proxy's upstream timeout).
+      h.server.setLatency(1500);
+      h.server.dropNext(1_000_000);
+      h.server.clearLog();
+      await page.evaluate((feed) => window.opa.client.add(feed), FEED);
+      const tags = await page.evaluate(async () => {
+        const registration = (await navigator.serviceWorker.ready) as unknown as { sync: { getTags(): Promise<string[]> } };
+        // The status event that registers may still be on its way: at most the 300 ms the close allows.
+        for (let i = 0; i < 30; i++) {
+          const found = await registration.sync.getTags();
+          if (found.length) return found;
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        return registration.sync.getTags();
+      });
+      expect(tags).toContain('opa-sync');
+      expect(served(h.server.log())).toHaveLength(0);
+      await page.close();
+      // The server back: what was held ends cut, then requests are answered.
+      h.server.setLatency(0);
+      await sleep(1600);
+      h.server.clearFaults();
+      await waitFor('the change on the server, sent by the service worker with every page closed', () => h.server.state().some((e) => e.feed_url === FEED), 20_000);
+      await sleep(500);
+      expect(h.server.state().filter((e) => e.feed_url === FEED)).toHaveLength(1);
+      await context.close();
+    });
   } else {
     it('backgroundSync: true without Background Sync: the same app starts with no error, the status says unsupported, the next open delivers a change made before the close', async () => {
       const context = await h.browser.newContext();

@@ -83,7 +83,7 @@ forEachEngine((engine) => {
       const offline = await waitFor('status offline', () =>
         page.evaluate(async () => {
           const s = await window.opa.client.status();
-          return s.phase === 'offline' && !s.online ? s : undefined;
+          return s.phase === 'unreachable' && !s.online ? s : undefined;
         }),
       );
       expect(offline.pending).toBe(1);

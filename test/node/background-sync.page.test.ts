@@ -17,25 +17,44 @@ function withBackgroundSync(register: (tag: string) => Promise<void>) {
 afterEach(() => void vi.unstubAllGlobals());
 
 describe('createBackgroundSync (page)', () => {
-  it('registers the tag when something waits and a push found no server, not while the server answers', async () => {
+  it('registers the tag as soon as something waits, whatever the push (in flight, the server answering): a page closed mid-push is covered (issue 34)', async () => {
     const register = vi.fn(async (_tag: string) => undefined);
     withBackgroundSync(register);
     const bg = createBackgroundSync();
     expect(bg.state).toBe('ready');
-    bg.onStatus(status({ pending: 1 }));
     bg.onStatus(status({ pending: 0, network: 'unreachable', online: false }));
     await flush();
     expect(register).not.toHaveBeenCalled();
-    bg.onStatus(status({ pending: 1, network: 'unreachable', online: false }));
+    // A change queued, its push in flight, the server answering so far: registered before any push failed.
+    bg.onStatus(status({ pendingEpisodes: 1, phase: 'pushing' }));
     await flush();
     expect(register).toHaveBeenCalledWith('opa-sync');
     expect(bg.mark(status()).backgroundSync).toBe('registered');
+    // While it keeps waiting on an answering server: one registration covers it.
+    bg.onStatus(status({ pending: 1 }));
+    await flush();
+    expect(register).toHaveBeenCalledTimes(1);
+    // A push that found no server registers again (the event may have ended meanwhile).
     bg.onStatus(status({ pendingEpisodes: 2, lastError: { code: 'server', message: '503' } }));
     await flush();
     expect(register).toHaveBeenCalledTimes(2);
   });
 
-  it('registers when the page is hidden with something waiting (not when nothing waits)', async () => {
+  it('the queue drained: the status no longer says registered (issue 34); the next change registers again', async () => {
+    const register = vi.fn(async (_tag: string) => undefined);
+    withBackgroundSync(register);
+    const bg = createBackgroundSync();
+    bg.onStatus(status({ pending: 1, network: 'unreachable', online: false }));
+    await flush();
+    expect(bg.mark(status()).backgroundSync).toBe('registered');
+    expect(bg.mark(bg.onStatus(status({ pending: 0 }))).backgroundSync).toBe('ready');
+    bg.onStatus(status({ pending: 1 }));
+    await flush();
+    expect(register).toHaveBeenCalledTimes(2);
+    expect(bg.state).toBe('registered');
+  });
+
+  it('registers again when the page is hidden with something waiting (not when nothing waits)', async () => {
     const register = vi.fn(async (_tag: string) => undefined);
     withBackgroundSync(register);
     const bg = createBackgroundSync();
@@ -44,9 +63,12 @@ describe('createBackgroundSync (page)', () => {
     await flush();
     expect(register).not.toHaveBeenCalled();
     bg.onStatus(status({ pending: 3 }));
-    bg.onHidden();
     await flush();
     expect(register).toHaveBeenCalledTimes(1);
+    // Hidden (perhaps closing) with it still waiting: registered again, in case the first event already ended.
+    bg.onHidden();
+    await flush();
+    expect(register).toHaveBeenCalledTimes(2);
   });
 
   it('a refused registration says failed; without Background Sync it says unsupported and never throws', async () => {

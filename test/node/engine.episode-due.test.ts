@@ -35,8 +35,8 @@ async function setup(options: Parameters<typeof episodeEngine>[3] = {}) {
   return { s, e, gate };
 }
 
-// Nothing running: idle, or offline after a 503 (a 502/503/504 counts as the server unreachable).
-const idle = async (e: SyncEngine) => ['idle', 'offline'].includes((await e.status()).phase);
+// Nothing running: idle, or unreachable after a 503 (a 502/503/504 counts as the server unreachable).
+const idle = async (e: SyncEngine) => ['idle', 'unreachable'].includes((await e.status()).phase);
 
 describe("a change's due time is its own", () => {
   it('a played mark made while an upload of the same episode is in flight goes at the next push, not a progress interval later', async () => {

@@ -7,10 +7,7 @@ import { emitStatus } from './events.ts';
 /** The phase when no run is going on. */
 export function idlePhase(ctx: EngineContext): SyncPhase {
   const { state } = ctx;
-  if (state.closed) return 'closed';
-  if (state.authPaused) return 'auth-required';
-  if (!state.browserOnline || !state.reachable) return 'offline';
-  return 'idle';
+  return state.closed ? 'closed' : state.authPaused ? 'auth-required' : !state.browserOnline ? 'offline' : state.reachable ? 'idle' : 'unreachable';
 }
 
 /** Move to a phase (and tell the app). */

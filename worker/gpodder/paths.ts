@@ -8,6 +8,8 @@ export interface GpodderPaths {
   upload: string;
   /** Device registration (v2 only). */
   device?: string;
+  /** The session login (v2 only). */
+  login?: string;
 }
 
 const seg = (value: string) => encodeURIComponent(value);
@@ -20,5 +22,5 @@ export function gpodderPaths(protocol: 'gpodder' | 'nextcloud', auth: Auth | und
   // opodsync and mygpo take the logged-in user's name; opodsync also takes "current".
   const user = auth?.type === 'basic' ? auth.username : (account ?? 'current');
   const list = `api/2/subscriptions/${seg(user)}/${seg(device)}.json`;
-  return { pull: list, upload: list, device: `api/2/devices/${seg(user)}/${seg(device)}.json` };
+  return { pull: list, upload: list, device: `api/2/devices/${seg(user)}/${seg(device)}.json`, login: `api/2/auth/${seg(user)}/login.json` };
 }

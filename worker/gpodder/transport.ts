@@ -42,6 +42,7 @@ export function createGpodderTransport(options: GpodderOptions): Transport {
   const { http, protocol } = options;
   const paths = () => gpodderPaths(protocol, options.auth(), options.account, options.device);
   let registered: Promise<void> | undefined;
+  let registeredWith: Auth | undefined;
   /**
    * Timestamps (s) of this device's uploads since its last pull: the next pull also asks since each of them;
    * and the offset (ms) that orders the server's entries after its clock went back (see `pullGpodder`). Kept
@@ -50,11 +51,21 @@ export function createGpodderTransport(options: GpodderOptions): Transport {
    */
   const loadMemo = (): Promise<Memo> => options.memo.load().then(readMemo, () => ({ marks: [], offset: 0 }));
   const saveMemo = (next: Memo): Promise<void> => options.memo.save(next);
-  /** mygpo answers 404 to a device it does not know: register it once per engine, before pulling or sending. */
+  /**
+   * mygpo answers 404 to a device it does not know: register it once per engine, before pulling or sending. The
+   * caption is the app's device id (opodsync replaces it with whatever this call sends, none included).
+   */
   const register = (): Promise<void> => {
-    const path = paths().device;
-    if (!path) return Promise.resolve();
-    registered ??= http.request('POST', http.url(path), { caption: 'opa-sync', type: 'other' }, { ignoreBody: true }).then(
+    const { device, login } = paths();
+    const auth = options.auth();
+    // New credentials (setAuth) log in again.
+    if (auth !== registeredWith) registered = undefined;
+    registeredWith = auth;
+    if (!device) return Promise.resolve();
+    // A session: one login with the password, whose cookie (the browser keeps it) then goes instead of it.
+    registered ??= (auth?.type === 'session' ? http.request('POST', http.url(login!), undefined, { ignoreBody: true, auth: { ...auth, type: 'basic' } }) : Promise.resolve())
+      .then(() => http.request('POST', http.url(device), { caption: options.device, type: 'other' }, { ignoreBody: true }))
+      .then(
       () => undefined,
       (error: unknown) => {
         registered = undefined;

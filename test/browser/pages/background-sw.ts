@@ -4,5 +4,6 @@
 import { serveBackgroundSync } from '../../../worker/sw.ts';
 
 serveBackgroundSync({
-  auth: (store) => (store.protocol === 'opa' ? { type: 'bearer', token: 'demo-token' } : { type: 'basic', username: 'alice', password: 'alice-password' }),
+  // A store whose page sent none (a gPodder session: the browser's cookie) gets none from here either.
+  auth: (store) => (!store.authed ? undefined : store.protocol === 'opa' ? { type: 'bearer', token: 'demo-token' } : { type: 'basic', username: 'alice', password: 'alice-password' }),
 });
