@@ -2,12 +2,13 @@
 // in the store. Which requests carry them is the transport's business; what an answer means is decided here.
 import { SyncError } from '../src/errors.ts';
 import { isTransient } from './transient.ts';
-import type { StoredChange } from '../src/schema.ts';
+import type { Handout, StoredChange } from '../src/schema.ts';
 import type { Clock } from '../src/types.ts';
 import { backoffDelay, type Backoff } from './backoff.ts';
 import { errorInfo } from './error-info.ts';
 import { dueAt, isReady, type Hold } from './hold.ts';
 import type { Ack } from './store/acks.ts';
+import { harmless } from './store/delivery.ts';
 import type { Store } from './store/store.ts';
 import type { SendItem, SendOutcome, Transport } from './transport.ts';
 
@@ -25,6 +26,8 @@ export interface PushContext {
    * where the server's own Retry-After still runs.
    */
   force?: boolean;
+  /** Who hands changes out here (see `Handout`). */
+  by: Handout['by'];
   /** Ids being sent right now (local edits do not coalesce into them). */
   inFlight: Set<number>;
   /** Whether sending must stop (offline, closed, paused by 401). */
@@ -116,14 +119,15 @@ export async function push(ctx: PushContext): Promise<PushResult> {
     const waiting = all.filter((c) => !due.includes(c) && !ctx.inFlight.has(c.id!));
     // A change already tried in this run goes again in a later run, never sooner than its own time.
     result.wakeAt = waiting.length ? Math.min(...waiting.map((c) => dueAt(c, now))) : undefined;
-    result.pullNext = waiting.some((c) => c.sent && attempted.has(c.id!));
+    result.pullNext = waiting.some((c) => c.sent && !harmless(c) && attempted.has(c.id!));
     if (!due.length) return result;
     const taken = due;
     try {
-      // Adds and moves are marked before they leave: one that may have reached the server is never folded into
-      // (a second move of a gPodder feed does not compose with the first: the middle URL would stay subscribed).
-      // An add sent before whose feed the server changed since is settled by the server's word (see `markSent`).
-      const marked = await ctx.store.markSent(due);
+      // Handed out before they leave: one that may have reached the server is never folded away or into (a
+      // second move of a gPodder feed does not compose with the first: the middle URL would stay subscribed).
+      // One not harmless to repeat waits for a pull; an add whose feed the server changed since is settled by
+      // the server's word (see `markSent`).
+      const marked = await ctx.store.markSent(due, ctx.by, ctx.clock.now());
       due = marked.result;
       if (marked.changed.length) {
         ctx.onChange(marked.changed);
