@@ -16,7 +16,7 @@ describe('store: addressing a queued change', () => {
     const { result: [handed] } = await store.markSent([add!], 'tab', 1);
     await store.update('a-1', { feedUrl: 'https://feeds.example/b.xml' }, 2, new Set());
     // The add is acknowledged: the row has a server base now and the update is the head of its queue.
-    await store.ackAdd(handed!, { guid: 'a-1', feedUrl: 'https://feeds.example/a.xml', isSubscribed: true });
+    await store.acks([{ sent: handed!, type: 'added', entry: { guid: 'a-1', feedUrl: 'https://feeds.example/a.xml', isSubscribed: true } }]);
     const [update] = await store.pendingChanges();
     expect(update).toMatchObject({ kind: 'update', guid: 'a-1' });
     expect(update!.serverGuid).toBeUndefined();

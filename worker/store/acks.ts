@@ -91,6 +91,13 @@ async function ackDeletedIn(ws: Workset, sent: StoredChange, now: number): Promi
   for (const change of held) ws.deleteChange(change);
 }
 
+/** A change to try again later: its wait, and why (a deletion job still running has no error). */
+export interface Wait {
+  sent: StoredChange;
+  hold: Hold;
+  lastError?: ErrorInfo;
+}
+
 /** A change the server took, and what it answered. */
 export type Ack = { sent: StoredChange } & ({ type: 'added'; entry: AddedEntry } | { type: 'updated'; result: UpdateResult } | { type: 'deleted'; now: number });
 
@@ -105,12 +112,6 @@ function ackIn(ws: Workset, ack: Ack): Promise<void> {
 export function createAcks(core: StoreCore) {
   const { db, edit } = core;
   return {
-    /** An add was answered: the server's entry becomes the base; the change goes if it was not edited meanwhile. */
-    ackAdd: (sent: StoredChange, item: AddedEntry) => edit((ws) => ackAddIn(ws, sent, item)),
-
-    /** An update was answered: what was sent is now the server's state (last write wins there). */
-    ackUpdate: (sent: StoredChange, result: UpdateResult) => edit((ws) => ackUpdateIn(ws, sent, result)),
-
     /** A deletion was accepted: keep the deletion id and poll it once `hold` is over. */
     async deletionAccepted(sent: StoredChange, deletionId: number, hold: Hold) {
       return patchChange(core, sent, { state: 'deleting', deletionId, attempts: 0, serverHold: undefined, ...hold, lastError: undefined });
@@ -146,13 +147,11 @@ export function createAcks(core: StoreCore) {
       });
     },
 
-    /** Keep a change queued and try again once `hold` is over (a hold without `serverHold` clears an old one). */
-    async later(sent: StoredChange, hold: Hold, lastError: ErrorInfo | undefined) {
-      return patchChange(core, sent, { attempts: sent.attempts + 1, serverHold: undefined, ...hold, ...(lastError ? { lastError } : {}) });
-    },
-
-    /** `later` for the changes of one upload, in one transaction (one upload may carry every change queued). */
-    async laterAll(waits: readonly { sent: StoredChange; hold: Hold; lastError: ErrorInfo }[]) {
+    /**
+     * Keep changes queued and try each again once its `hold` is over (a hold without `serverHold` clears an old
+     * one), in one transaction (one upload may carry every change queued).
+     */
+    async laterAll(waits: readonly Wait[]) {
       return edit(async (ws) => {
         await ws.preload(waits.map((w) => w.sent.guid));
         for (const { sent, hold, lastError } of waits) {
@@ -160,7 +159,7 @@ export function createAcks(core: StoreCore) {
           const current = ws.changes(ws.resolve(sent.guid)).find((c) => c.id === sent.id) ?? (await ws.loadChange(sent.id!));
           if (!current) continue;
           delete current.serverHold;
-          Object.assign(current, { attempts: sent.attempts + 1, ...hold, lastError });
+          Object.assign(current, { attempts: sent.attempts + 1, ...hold }, lastError && { lastError });
           ws.putChange(current);
         }
       });
@@ -196,13 +195,12 @@ export function createAcks(core: StoreCore) {
             const current = asIs(c) ? c : await ws.loadChange(c.id!);
             if (!current || !mayGo(current, pulls)) continue;
             if (current.kind === 'add') {
-              // The server's word on its feed: every row of its guid or feed URL (a pull stores the server's row
-              // apart from a local add's).
-              const heard = (rows ??= await db.subscriptions.toArray()).filter((r) => r.guid === current.guid || r.base?.feedUrl === current.feedUrl).map((r) => r.guid);
-              await ws.preload(heard);
-              const bases = heard.map((g) => ws.row(ws.resolve(g))?.base).filter((b) => b !== undefined).sort((a, b) => b.at - a.at);
-              const after = current.sentAfter;
-              const word = bases.find((b) => after !== undefined && b.at > after && live(b) !== current.sentOver);
+              // The server's word on its feed, newest first: every row of its guid or feed URL (a pull stores the
+              // server's row apart from a local add's).
+              const bases = (rows ??= await db.subscriptions.toArray())
+                .flatMap((r) => (r.base && (r.guid === current.guid || r.base.feedUrl === current.feedUrl) ? [r.base] : []))
+                .sort((a, b) => b.at - a.at);
+              const word = bases.find((b) => b.at > current.sentAfter! && live(b) !== current.sentOver);
               if (word) {
                 // Onto the server's row, which keeps its state.
                 ws.setBase(current.guid, word);
@@ -211,7 +209,7 @@ export function createAcks(core: StoreCore) {
               }
               if (!current.sent && typeof cursor === 'number') {
                 current.sentAfter = Math.max(cursor, bases[0]?.at ?? 0);
-                if (bases[0]) current.sentOver = live(bases[0]);
+                current.sentOver = bases[0] && live(bases[0]);
               }
             }
             if (current !== c) {
