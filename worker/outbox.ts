@@ -10,7 +10,7 @@ import { dueAt, isReady, type Hold } from './hold.ts';
 import type { Ack, Wait } from './store/acks.ts';
 import { harmless } from './store/delivery.ts';
 import type { Store } from './store/store.ts';
-import type { SendItem, SendOutcome, Transport } from './transport.ts';
+import type { SendOutcome, Transport } from './transport.ts';
 
 /** What a push needs. */
 export interface PushContext {
@@ -157,12 +157,7 @@ export async function push(ctx: PushContext): Promise<PushResult> {
 /** Send changes (marked in flight by the caller) in one transport call and settle each outcome. */
 async function sendBatch(ctx: PushContext, changes: StoredChange[]): Promise<Settled[]> {
   try {
-    const servers = await ctx.store.addresses(changes.filter((c) => c.kind !== 'add'));
-    const items: SendItem[] = changes.map((change) => {
-      if (change.kind === 'add') return { change, target: change.serverGuid };
-      const server = servers.shift();
-      return server ? { change, target: server.guid, isSubscribed: server.isSubscribed } : { change, target: undefined };
-    });
+    const items = await ctx.store.sendItems(changes);
     const outcomes = await ctx.transport.send(items);
     const settled: Settled[] = await settleInBulk(ctx, changes, outcomes);
     for (let i = 0; i < changes.length; i++) settled[i] ??= await settle(ctx, changes[i]!, outcomes[i]!);

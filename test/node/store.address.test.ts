@@ -24,7 +24,7 @@ describe('store: addressing a queued change', () => {
     const { result: view } = await store.update('a-1', { guid: 'g-1' }, 3, new Set([update!.id!]));
     expect(view.guid).toBe('g-1');
     // The copy the push holds still names a-1, whose row is now keyed g-1: the server still knows it as a-1.
-    expect(await store.address(update!)).toEqual({ guid: 'a-1', isSubscribed: true });
+    expect((await store.sendItems([update!]))[0]).toMatchObject({ target: 'a-1', isSubscribed: true });
     store.db.close();
   });
 });

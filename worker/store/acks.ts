@@ -207,7 +207,7 @@ export function createAcks(core: StoreCore) {
                 ws.deleteChange(current);
                 continue;
               }
-              if (!current.sent && typeof cursor === 'number') {
+              if (!current.sent && cursor !== undefined) {
                 current.sentAfter = Math.max(cursor, bases[0]?.at ?? 0);
                 current.sentOver = bases[0] && live(bases[0]);
               }
