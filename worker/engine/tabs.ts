@@ -6,7 +6,8 @@ import { errorInfo } from '../error-info.ts';
 import type { EngineContext } from './context.ts';
 import { emit, emitStatus } from './events.ts';
 import { sync } from './api.ts';
-import { background, later, requestSync, schedulePush } from './schedule.ts';
+import { pullSoon } from './poll.ts';
+import { later, requestSync, schedulePush } from './schedule.ts';
 
 /** Handle a message from another context of the same database. */
 export function onMessage(ctx: EngineContext, message: ChannelMessage): void {
@@ -22,7 +23,7 @@ export function onMessage(ctx: EngineContext, message: ChannelMessage): void {
       emitStatus(ctx);
       break;
     case 'pull':
-      if (leadership.isLeader) background(ctx, 'sync');
+      if (leadership.isLeader) pullSoon(ctx);
       break;
     case 'queued':
       if (leadership.isLeader) schedulePush(ctx);
