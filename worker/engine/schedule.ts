@@ -39,7 +39,8 @@ export function retryPullLater(ctx: EngineContext, retryAfter: number | undefine
   const { opts, state, clock } = ctx;
   state.pullFailures++;
   cancelPullRetry(ctx);
-  const delay = backoffDelay({ baseDelay: opts.baseDelay, maxDelay: opts.maxDelay }, state.pullFailures - 1, retryAfter, clock.random);
+  // The options hold the backoff's settings (`baseDelay`, `maxDelay`) as they are.
+  const delay = backoffDelay(opts, state.pullFailures - 1, retryAfter, clock.random);
   ctx.runs.pullRetry = later(ctx, delay, () => {
     ctx.runs.pullRetry = undefined;
     background(ctx, 'sync');

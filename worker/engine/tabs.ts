@@ -47,13 +47,11 @@ export function onMessage(ctx: EngineContext, message: ChannelMessage): void {
       break;
     case 'sync-result': {
       const waiter = runs.forwarded.get(message.id);
-      if (!waiter) break;
-      runs.forwarded.delete(message.id);
-      if (message.report) waiter.resolve(message.report);
-      else {
-        const e = message.error!;
-        waiter.reject(new SyncError(e.code, e.message, e.status === undefined ? {} : { status: e.status }));
-      }
+      if (!runs.forwarded.delete(message.id)) break;
+      const e = message.error;
+      // The error as the leader had it (its status, when it has one: the constructor leaves an absent one out).
+      if (e) waiter!.reject(new SyncError(e.code, e.message, e));
+      else waiter!.resolve(message.report!);
       break;
     }
   }

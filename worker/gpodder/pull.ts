@@ -73,7 +73,7 @@ export async function pullGpodder(http: Http, path: string, sink: PullSink, memo
   // effect since `since`, so re-asking a window that holds this device's own upload would net out another
   // device's undoing of it. (mygpo's `since` is exclusive with whole seconds: a change made in the second of
   // the last answer, after it, is not seen until it changes again. opodsync's is inclusive: no such gap.)
-  const floor = sink.cursor === undefined ? 0 : Math.floor(sink.cursor / 1000);
+  const floor = Math.floor((sink.cursor ?? 0) / 1000);
   let since = full ? 0 : floor;
   let windows = [since, ...[...new Set(marks)].filter((m) => !full && m > since).sort((a, b) => a - b)];
   let answers = await ask(http, path, windows, floor);
@@ -82,7 +82,7 @@ export async function pullGpodder(http: Http, path: string, sink: PullSink, memo
   // jumped): a window would mix stamps from both sides. Either way, ask for everything, as a first pull does.
   const regressed = !answers;
   /** Whether this is a full listing read because the server's clock stepped. */
-  let stepped = full === true;
+  let stepped = !!full;
   /** With a listing from a server whose clock went back: rows whose server word is later than this may be hidden. */
   let restate: number | undefined;
   if (!answers || (!full && (behind !== undefined ? newest(answers) >= behind : jumped(memo.last, newest(answers), now)))) {
@@ -94,7 +94,7 @@ export async function pullGpodder(http: Http, path: string, sink: PullSink, memo
     if (regressed) {
       // (No answer is a clock that went back again meanwhile: the next pull sees that step.)
       const ahead = (await ask(http, path, [time]))?.[0];
-      full = ahead !== undefined && ahead.add.length + ahead.remove.length > 0;
+      full = !!(ahead?.add.length || ahead?.remove.length);
       // The listing's time on the store's timeline (the offset it held until now).
       if (!full) restate = memo.behind !== undefined ? 0 : time * 1000 + offset;
       const before = Math.max(sink.cursor ?? 0, ...marks.map((m) => m * 1000));
@@ -112,15 +112,13 @@ export async function pullGpodder(http: Http, path: string, sink: PullSink, memo
   // store there is nothing else to find).
   const listed = since === 0 && !sink.empty ? new Set([...entries.values()].map((e) => e.newGuid ?? e.guid)) : undefined;
   // The URLs first, then the old names leading to them (a name's target is then stored before it).
-  const all = [...entries.values()].sort((a, b) => Number(a.standalone !== true) - Number(b.standalone !== true));
-  const batches = Array.from({ length: Math.max(1, Math.ceil(all.length / PULL_BATCH)) }, (_, i) => all.slice(i * PULL_BATCH, (i + 1) * PULL_BATCH));
-  for (const batch of batches.slice(0, -1)) await sink.apply(batch);
-  const committed = await sink.apply(batches[batches.length - 1]!, { cursor, ...(listed ? { listed, ...(restate === undefined ? {} : { restate }) } : {}) });
+  const all = [...entries.values()].sort((a, b) => Number(!a.standalone) - Number(!b.standalone));
+  let at = 0;
+  for (; at + PULL_BATCH < all.length; at += PULL_BATCH) await sink.apply(all.slice(at, at + PULL_BATCH));
+  // The last batch (empty when nothing changed) carries the cursor; `restate` only goes with a listing.
+  const committed = await sink.apply(all.slice(at), { cursor, listed, restate: listed && restate });
   sink.progress({ pages: windows.length, entries: entries.size });
-  const next: PullResult['memo'] = { offset, last: { timestamp: cursor / 1000, at: now } };
-  if (behind !== undefined) next.behind = behind;
-  if (full) next.full = full;
-  return { committed, memo: next };
+  return { committed, memo: { offset, last: { timestamp: cursor / 1000, at: now }, behind, full } };
 }
 
 const newest = (answers: readonly WireChanges[]): number => Math.max(...answers.map((a) => a.timestamp));
