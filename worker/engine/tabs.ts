@@ -14,14 +14,13 @@ export function onMessage(ctx: EngineContext, message: ChannelMessage): void {
   const { state, leadership, channel, runs } = ctx;
   if (state.closed) return;
   switch (message.type) {
-    case 'change':
-      emit(ctx, 'change', {
-        guids: message.guids,
-        ...(message.queue ? { queue: true as const } : {}),
-        ...(message.episodes ? { episodes: message.episodes } : {}),
-      });
+    case 'change': {
+      // The event as the other context emitted it (it posts it as is: see `emitChange`, `emitEpisodes`).
+      const { type, ...change } = message;
+      emit(ctx, 'change', change);
       emitStatus(ctx);
       break;
+    }
     case 'pull':
       if (leadership.isLeader) pullSoon(ctx);
       break;
