@@ -6,23 +6,23 @@ import { errorInfo } from '../error-info.ts';
 import type { EngineContext } from './context.ts';
 import { emit, emitStatus } from './events.ts';
 import { sync } from './api.ts';
-import { background, later, requestSync, schedulePush } from './schedule.ts';
+import { pullSoon } from './poll.ts';
+import { later, requestSync, schedulePush } from './schedule.ts';
 
 /** Handle a message from another context of the same database. */
 export function onMessage(ctx: EngineContext, message: ChannelMessage): void {
   const { state, leadership, channel, runs } = ctx;
   if (state.closed) return;
   switch (message.type) {
-    case 'change':
-      emit(ctx, 'change', {
-        guids: message.guids,
-        ...(message.queue ? { queue: true as const } : {}),
-        ...(message.episodes ? { episodes: message.episodes } : {}),
-      });
+    case 'change': {
+      // The event as the other context emitted it (it posts it as is: see `emitChange`, `emitEpisodes`).
+      const { type, ...change } = message;
+      emit(ctx, 'change', change);
       emitStatus(ctx);
       break;
+    }
     case 'pull':
-      if (leadership.isLeader) background(ctx, 'sync');
+      if (leadership.isLeader) pullSoon(ctx);
       break;
     case 'queued':
       if (leadership.isLeader) schedulePush(ctx);
@@ -46,13 +46,11 @@ export function onMessage(ctx: EngineContext, message: ChannelMessage): void {
       break;
     case 'sync-result': {
       const waiter = runs.forwarded.get(message.id);
-      if (!waiter) break;
-      runs.forwarded.delete(message.id);
-      if (message.report) waiter.resolve(message.report);
-      else {
-        const e = message.error!;
-        waiter.reject(new SyncError(e.code, e.message, e.status === undefined ? {} : { status: e.status }));
-      }
+      if (!runs.forwarded.delete(message.id)) break;
+      const e = message.error;
+      // The error as the leader had it (its status, when it has one: the constructor leaves an absent one out).
+      if (e) waiter!.reject(new SyncError(e.code, e.message, e));
+      else waiter!.resolve(message.report!);
       break;
     }
   }
