@@ -77,7 +77,9 @@ describe('scheduling and lifecycle', () => {
 
   it('a dead server marks the engine unreachable; the first answer marks it reachable again', async () => {
     const s = await server({ seed: 1 });
-    const e = engine(s);
+    // The engine's own pull retry (10 ms with the helper's options) would race the status read below and could
+    // already have answered under load: it waits a minute here, so only the test's own sync() answers.
+    const e = engine(s, { retry: { baseDelay: 60_000, maxDelay: 60_000 } });
     await e.sync();
     s.dropNext(1, { method: 'GET' });
     await expect(e.sync()).rejects.toMatchObject({ code: 'network' });
