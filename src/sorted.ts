@@ -35,6 +35,7 @@ export function patch<T>(list: readonly T[], named: readonly Named<T>[], before:
  */
 export function patchSorted<T extends { guid: string }>(list: readonly T[], guids: Iterable<string>, rows: readonly T[], keep: (was: T | undefined, now: T) => T): readonly T[] {
   const read = new Map(rows.map((row) => [row.guid, row]));
-  const named = [...new Set([...guids, ...read.keys()])].map((guid): Named<T> => [(at) => at.findIndex((row) => row.guid === guid), read.get(guid)]);
+  // A guid named twice finds its row already placed the second time: nothing to dedupe.
+  const named = [...guids, ...read.keys()].map((guid): Named<T> => [(at) => at.findIndex((row) => row.guid === guid), read.get(guid)]);
   return patch(list, named, (a, b) => a.guid < b.guid, keep);
 }
