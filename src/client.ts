@@ -198,8 +198,7 @@ export function createSyncClient(options: ClientOptions): SyncClient {
       now.end();
       // Calls waiting for a next worker settle: there is none.
       thaw(now);
-      listeners.change.clear();
-      listeners.status.clear();
+      for (const set of Object.values(listeners)) set.clear();
     },
     on(event, listener) {
       const set = listeners[event] as Set<typeof listener>;
