@@ -19,11 +19,6 @@ export interface SyncClient extends SyncApi {
   store(opts?: StoreOptions): SyncStore;
 }
 
-function spawnWorker(): Worker {
-  // Vite (ours at build time, and the app's) turns this into a bundled module worker next to this file.
-  return new Worker(new URL('../worker/entry.ts', import.meta.url), { type: 'module', name: 'opa-sync' });
-}
-
 /** Calls harmless to make again: asked again of the next worker when the one answering them ended. */
 const READS = ['sync', 'subscriptions', 'subscription', 'deletion', 'pending', 'failed', 'episode', 'episodes'] as const;
 /** Local changes: one in flight when its worker ended may or may not have been saved, so it is not made twice. */
@@ -38,17 +33,16 @@ void placed;
 interface Life {
   worker: Worker;
   remote: Remote<WorkerApi>;
-  /** Resolves with `ENDED` once it is ended: an answer not in by then never comes. */
+  /** Resolves with this life itself once it is ended (no answer is that): an answer not in by then never comes. */
   ended: Promise<unknown>;
   over?: boolean;
   end(): void;
 }
-const ENDED = {};
 
 /** Start the sync engine in a Web Worker and talk to it through comlink. */
 export function createSyncClient(options: ClientOptions): SyncClient {
   installErrorTransfer();
-  if (!options || typeof options.baseUrl !== 'string') throw new SyncError('invalid', 'baseUrl is required');
+  if (typeof options?.baseUrl !== 'string') throw new SyncError('invalid', 'baseUrl is required');
   const { worker: given, onLastChance, ...rest } = options;
   // Only data crosses to the worker (a function such as `fetch` cannot be cloned). The credentials the page keeps
   // are the ones in here: `setAuth()` replaces them, and every worker starts with them.
@@ -86,7 +80,8 @@ export function createSyncClient(options: ClientOptions): SyncClient {
   };
 
   function boot(): void {
-    const worker = given ?? spawnWorker();
+    // Vite (ours at build time, and the app's) turns this into a bundled module worker next to this file.
+    const worker = given ?? new Worker(new URL('../worker/entry.ts', import.meta.url), { type: 'module', name: 'opa-sync' });
     const remote = wrap<WorkerApi>(worker);
     let loaded = false;
     let end!: (value: unknown) => void;
@@ -117,7 +112,7 @@ export function createSyncClient(options: ClientOptions): SyncClient {
       ended,
       end() {
         self.over = true;
-        end(ENDED);
+        end(self);
         worker.terminate();
       },
     });
@@ -168,7 +163,7 @@ export function createSyncClient(options: ClientOptions): SyncClient {
       const now = await next;
       if (now.over) continue;
       const answer = await Promise.race([(now.remote[name] as (...a: unknown[]) => Promise<unknown>)(...args), now.ended]);
-      if (answer !== ENDED) return answer;
+      if (answer !== now) return answer;
       if ((CHANGES as readonly string[]).includes(name))
         throw new SyncError('interrupted', `${name}() may or may not have been saved: the sync worker ended under it (the page went into the back/forward cache, or close()); read the state again and repeat the change if it is missing`);
     }
@@ -203,8 +198,7 @@ export function createSyncClient(options: ClientOptions): SyncClient {
       now.end();
       // Calls waiting for a next worker settle: there is none.
       thaw(now);
-      listeners.change.clear();
-      listeners.status.clear();
+      for (const set of Object.values(listeners)) set.clear();
     },
     on(event, listener) {
       const set = listeners[event] as Set<typeof listener>;

@@ -42,10 +42,10 @@ interface View {
 function same(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (!a || !b || typeof a !== 'object' || typeof b !== 'object') return false;
-  // Lists by index: a long list's keys are not spelled out as strings.
-  if (Array.isArray(a) || Array.isArray(b)) return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => same(x, b[i]));
-  const keys = Object.keys(a);
-  return keys.length === Object.keys(b).length && keys.every((k) => same((a as Data)[k], (b as Data)[k]));
+  // Lists by index: a long list's keys are not spelled out as strings. (A list and a record never meet here:
+  // each place in a snapshot holds one or the other.)
+  const [keys, others] = [a, b].map((x) => (Array.isArray(x) ? [...x.keys()] : Object.keys(x)));
+  return keys!.length === others!.length && keys!.every((k) => same((a as Data)[k], (b as Data)[k]));
 }
 
 function freeze<T>(value: T): T {
