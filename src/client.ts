@@ -1,4 +1,4 @@
-import { proxy, releaseProxy, wrap, type Remote } from 'comlink';
+import { proxy, wrap, type Remote } from 'comlink';
 import type { BackgroundSync } from './background-sync.ts';
 import { SyncError } from './errors.ts';
 import { createLastChance } from './last-chance.ts';
@@ -24,24 +24,41 @@ function spawnWorker(): Worker {
   return new Worker(new URL('../worker/entry.ts', import.meta.url), { type: 'module', name: 'opa-sync' });
 }
 
-/** The methods the client passes through unchanged (spelled once: the page entry's size is budgeted). */
-const FORWARDED = ['sync', 'subscriptions', 'subscription', 'add', 'update', 'remove', 'deletion', 'pending', 'failed', 'retry', 'discard', 'setProgress', 'markPlayed', 'episode', 'episodes', 'clear'] as const;
-type Forwarded = (typeof FORWARDED)[number];
+/** Calls harmless to make again: asked again of the next worker when the one answering them ended. */
+const READS = ['sync', 'subscriptions', 'subscription', 'deletion', 'pending', 'failed', 'episode', 'episodes'] as const;
+/** Local changes: one in flight when its worker ended may or may not have been saved, so it is not made twice. */
+const CHANGES = ['add', 'update', 'remove', 'retry', 'discard', 'setProgress', 'markPlayed', 'clear'] as const;
+type Forwarded = (typeof READS)[number] | (typeof CHANGES)[number];
 // Every method of the API is forwarded or has its own wrapper below; a new one must be placed.
 type Unplaced = Exclude<keyof SyncApi, Forwarded | 'status' | 'setAuth' | 'close'>;
 const placed: [Unplaced] extends [never] ? true : Unplaced = true;
 void placed;
+
+/** One worker, from its start until it is ended (for the back/forward cache, or by close()). */
+interface Life {
+  worker: Worker;
+  remote: Remote<WorkerApi>;
+  /** Resolves with `ENDED` once it is ended: an answer not in by then never comes. */
+  ended: Promise<unknown>;
+  over?: boolean;
+  end(): void;
+}
+const ENDED = {};
 
 /** Start the sync engine in a Web Worker and talk to it through comlink. */
 export function createSyncClient(options: ClientOptions): SyncClient {
   installErrorTransfer();
   if (!options || typeof options.baseUrl !== 'string') throw new SyncError('invalid', 'baseUrl is required');
   const { worker: given, onLastChance, ...rest } = options;
-  // Only data crosses to the worker (a function such as `fetch` cannot be cloned).
+  // Only data crosses to the worker (a function such as `fetch` cannot be cloned). The credentials the page keeps
+  // are the ones in here: `setAuth()` replaces them, and every worker starts with them.
   const startOptions = JSON.parse(JSON.stringify(rest)) as WorkerStartOptions;
-  let worker: Worker;
-  let remote: Remote<WorkerApi>;
-  let started: Promise<void>;
+  let life!: Life;
+  // What calls wait for: the worker answering now once it started, or (while the page is in the back/forward
+  // cache) the next one.
+  let next!: Promise<Life>;
+  let thaw!: (life: Life | Promise<Life>) => void;
+  const wait = () => (next = new Promise((resolve) => (thaw = resolve)));
   const listeners = { change: new Set<Listener<'change'>>(), status: new Set<Listener<'status'>>() };
   let closed = false;
 
@@ -60,24 +77,20 @@ export function createSyncClient(options: ClientOptions): SyncClient {
   // `error`: without this every call would wait forever for an answer. `status()` and a status event say so.
   let unavailable: SyncStatus | undefined;
 
-  /** The page is in the back/forward cache and its worker ended (see onPageHide). */
-  let frozen = false;
-  // Nothing reaches a worker ended for the back/forward cache (WebKit fires visibilitychange after that pagehide):
-  // its proxy is released, and a call on it would throw.
-  const tell = (fn: (worker: Remote<WorkerApi>) => Promise<unknown>) => void (frozen || fn(remote).catch(() => undefined));
-  const onOnline = () => tell((w) => w.setOnline(true));
-  const onOffline = () => tell((w) => w.setOnline(false));
+  // Signals go to the worker alive now, if any: one ended for the back/forward cache gets nothing (WebKit fires
+  // visibilitychange after that pagehide), and the next one is told the page's state as it starts.
+  const tell = <M extends 'setOnline' | 'setVisible'>(method: M, value: boolean) => void (life.over || life.remote[method](value).catch(() => undefined));
   const onVisibility = () => {
     if (document.visibilityState === 'hidden') background?.onHidden();
-    tell((w) => w.setVisible(document.visibilityState === 'visible'));
+    tell('setVisible', document.visibilityState === 'visible');
   };
-  // Back to the window: another device may have changed something meanwhile.
-  const onFocus = () => tell((w) => w.setVisible(true));
 
   function boot(): void {
-    worker = given ?? spawnWorker();
-    remote = wrap<WorkerApi>(worker);
+    const worker = given ?? spawnWorker();
+    const remote = wrap<WorkerApi>(worker);
     let loaded = false;
+    let end!: (value: unknown) => void;
+    const ended = new Promise((resolve) => (end = resolve));
     const loadFailed = new Promise<never>((_, reject) => {
       worker.addEventListener?.('error', (event: Event) => {
         // An error a started worker throws later is not a failure to load.
@@ -98,13 +111,24 @@ export function createSyncClient(options: ClientOptions): SyncClient {
         sink('status', unavailable);
       }, { once: true });
     });
-    started = Promise.race([remote.start(startOptions, proxy(sink)).then(() => void (loaded = true)), loadFailed]);
-    started.then(() => {
-      if (globalThis.navigator?.onLine === false) onOffline();
-      // A page opened in the background does not poll until it is shown.
-      if (globalThis.document?.visibilityState === 'hidden') onVisibility();
-    }, () => undefined);
+    const self: Life = (life = {
+      worker,
+      remote,
+      ended,
+      end() {
+        self.over = true;
+        end(ENDED);
+        worker.terminate();
+      },
+    });
+    // Started, failed to load, or ended first (calls then wait for the next one).
+    thaw(Promise.race([remote.start(startOptions, proxy(sink)).then(() => void (loaded = true)), loadFailed, ended]).then(() => self));
+    // The engine exists once `start` is taken in: what comes after it finds it.
+    if (globalThis.navigator?.onLine === false) tell('setOnline', false);
+    // A page opened in the background does not poll until it is shown.
+    if (globalThis.document?.visibilityState === 'hidden') onVisibility();
   }
+  wait();
   boot();
 
   // Into the back/forward cache, the worker would be frozen with it, holding its database transactions and the
@@ -113,52 +137,59 @@ export function createSyncClient(options: ClientOptions): SyncClient {
   // the app and the store re-read everything: other tabs' events did not reach a frozen page.
   const onPageHide = (event: Event) => {
     // A page being unloaded or frozen gets no visibilitychange in every browser: flush listening state then too.
-    tell((w) => w.setVisible(false));
+    tell('setVisible', false);
     if ((event as PageTransitionEvent).persisted && !given) {
-      frozen = true;
-      remote[releaseProxy]();
-      worker.terminate();
+      life.end();
+      wait();
     }
   };
   const onPageShow = () => {
-    if (!frozen || closed) return;
-    frozen = false;
+    if (!life.over || closed) return;
     boot();
     sink('change', { guids: [], queue: true, everything: true });
   };
   const unlisten = listen([
-    ['w', 'online', onOnline],
-    ['w', 'offline', onOffline],
+    ['w', 'online', () => tell('setOnline', true)],
+    ['w', 'offline', () => tell('setOnline', false)],
     ['w', 'pagehide', onPageHide],
     ['w', 'pageshow', onPageShow],
-    ['w', 'focus', onFocus],
+    // Back to the window: another device may have changed something meanwhile.
+    ['w', 'focus', () => tell('setVisible', true)],
     ['d', 'visibilitychange', onVisibility],
   ]);
 
-  async function call<T>(fn: () => Promise<T>): Promise<T> {
-    if (closed) throw new SyncError('closed', 'the client is closed');
-    await started;
-    return fn();
+  /**
+   * `name(...args)` answered by the worker once it started. A worker ended under a call (the page went into the
+   * back/forward cache) asks a read again of the next one, and rejects a change, which it may or may not have saved.
+   */
+  async function call(name: keyof WorkerApi, args: unknown[]): Promise<unknown> {
+    for (;;) {
+      if (closed) throw new SyncError('closed', 'the client is closed');
+      const now = await next;
+      if (now.over) continue;
+      const answer = await Promise.race([(now.remote[name] as (...a: unknown[]) => Promise<unknown>)(...args), now.ended]);
+      if (answer !== ENDED) return answer;
+      if ((CHANGES as readonly string[]).includes(name))
+        throw new SyncError('interrupted', `${name}() may or may not have been saved: the sync worker ended under it (the page went into the back/forward cache, or close()); read the state again and repeat the change if it is missing`);
+    }
   }
 
   let stores: ((podcast?: string) => SyncStore) | undefined;
   // The methods that go to the worker as they are, each once it has started.
-  const forwarded = Object.fromEntries(
-    FORWARDED.map((name) => [name, (...args: unknown[]) => call(() => (remote[name] as (...a: unknown[]) => Promise<unknown>)(...args))]),
-  ) as Pick<SyncApi, Forwarded>;
+  const forwarded = Object.fromEntries([...READS, ...CHANGES].map((name) => [name, (...args: unknown[]) => call(name, args)])) as Pick<SyncApi, Forwarded>;
   const client: SyncClient = {
     get worker() {
-      return worker;
+      return life.worker;
     },
     store: (opts) => (stores ??= createStores(client))(opts?.podcast),
     ...forwarded,
     status: () =>
-      call(() => remote.status())
+      (call('status', []) as Promise<SyncStatus>)
         .then((status) => background?.mark(status) ?? status)
         .catch((error: unknown) => (!closed && unavailable) || Promise.reject(error)),
     setAuth: (auth) =>
-      call(async () => {
-        await remote.setAuth(auth);
+      call('setAuth', [auth]).then(() => {
+        startOptions.auth = auth;
         lastChance.setAuth(auth);
       }),
     async close() {
@@ -166,15 +197,12 @@ export function createSyncClient(options: ClientOptions): SyncClient {
       closed = true;
       unlisten();
       lastChance.close();
-      try {
-        await started;
-        await remote.close();
-      } catch {
-        // The worker may already be gone; terminating it below is what matters.
-      }
-      // Ended already for the back/forward cache: its proxy released once is not released again (comlink throws).
-      if (!frozen) remote[releaseProxy]();
-      worker.terminate();
+      const now = life;
+      // The worker may have failed to load or be gone already; ending it below is what matters.
+      if (!now.over) await next.then(() => Promise.race([now.remote.close(), now.ended])).catch(() => undefined);
+      now.end();
+      // Calls waiting for a next worker settle: there is none.
+      thaw(now);
       listeners.change.clear();
       listeners.status.clear();
     },

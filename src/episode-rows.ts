@@ -1,8 +1,9 @@
 // A podcast store's episodes after a change: the few episodes the change named are read alone (one
 // `episode(ref)` each) and put at their place in the list, instead of the podcast's whole list read again.
 // A player's `setProgress` every second names one episode of a feed that may hold thousands.
+import { matchEpisode } from './episode-identity.ts';
 import type { SyncError } from './errors.ts';
-import { lowerBound } from './sorted.ts';
+import { patch, type Named } from './sorted.ts';
 import type { EpisodeRef, EpisodeState, SyncApi } from './types.ts';
 
 /** Up to this many episodes of a podcast named since its last read are read alone; more, and its whole list is. */
@@ -27,31 +28,18 @@ export function readEpisodes(source: Pick<SyncApi, 'episode' | 'episodes'>, podc
   return read.catch((error: SyncError) => (error?.code === 'unsupported' ? [] : Promise.reject(error)));
 }
 
-/** Whether `row` is the episode `ref` names: the engine's identity (its guid, else its enclosure URL). */
-const names = (ref: EpisodeRef, row: EpisodeState) => (row.guid !== undefined ? row.guid === ref.guid : row.episode === ref.episode);
-
 /** The engine's order of a podcast's episodes (`episodes({ podcast })`): newest change first, then by URL. */
 const before = (a: EpisodeState, b: EpisodeState) => (a.changedAt === b.changedAt ? a.episode.localeCompare(b.episode) < 0 : a.changedAt > b.changedAt);
 
 /**
  * `list` (a podcast's episodes in the engine's order) with each named episode's state replaced, moved to its
- * place, added, or removed (not found, or now another podcast's); `keep(was, now)` gives the row to hold.
- * Returns `list` itself when nothing changed, else a new frozen array.
+ * place, added, or removed (not found, or now another podcast's); see `patch`.
  */
 export function patchEpisodes(list: readonly EpisodeState[], podcast: string, read: Exclude<EpisodesRead, EpisodeState[]>, keep: (was: EpisodeState | undefined, now: EpisodeState) => EpisodeState): readonly EpisodeState[] {
-  let out: EpisodeState[] | undefined;
-  read.refs.forEach((ref, i) => {
+  const named = read.refs.map((ref, i): Named<EpisodeState> => {
     const state = read.states[i];
-    const at = out ?? list;
-    // A guid learned since: the row as listed had none, and its enclosure URL names it.
-    const index = at.findIndex((row) => names(ref, row) || (state !== undefined && names(state, row)));
-    const was = at[index];
-    const now = state && state.podcast === podcast ? keep(was, state) : undefined;
-    if (now === was) return;
-    out ??= list.slice();
-    if (index >= 0) out.splice(index, 1);
-    if (!now) return;
-    out.splice(lowerBound(out, (row) => before(row, now)), 0, now);
+    // The engine's identity rule; by the state read too: a guid learned since, an enclosure URL the server renamed.
+    return [(at) => at.indexOf((matchEpisode(ref, at) ?? (state && matchEpisode(state, at)))!), state?.podcast === podcast ? state : undefined];
   });
-  return out ? Object.freeze(out) : list;
+  return patch(list, named, before, keep);
 }

@@ -14,6 +14,7 @@ export type SyncErrorCode =
   | 'storage'
   | 'account-mismatch'
   | 'unsupported'
+  | 'interrupted'
   | 'closed';
 
 /** Extra data an error may carry. */

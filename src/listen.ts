@@ -5,12 +5,9 @@ export type Signal = ['w' | 'd', string, (event: Event) => void];
 
 /** Add every listener (none outside a page, as in a worker or Node); returns what removes them. */
 export function listen(signals: readonly Signal[]): () => void {
-  const at = (where: 'w' | 'd'): EventTarget | undefined => {
-    const target = (where === 'w' ? globalThis.window : globalThis.document) as EventTarget | undefined;
-    return typeof target?.addEventListener === 'function' ? target : undefined;
+  const each = (how: 'addEventListener' | 'removeEventListener') => () => {
+    for (const [where, type, fn] of signals) (where === 'w' ? globalThis.window : globalThis.document)?.[how]?.(type, fn);
   };
-  for (const [where, type, fn] of signals) at(where)?.addEventListener(type, fn);
-  return () => {
-    for (const [where, type, fn] of signals) at(where)?.removeEventListener(type, fn);
-  };
+  each('addEventListener')();
+  return each('removeEventListener');
 }

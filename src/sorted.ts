@@ -1,5 +1,6 @@
-// A list kept sorted by guid (IndexedDB's order of the subscriptions, each once), patched in place: the store
-// applies the few rows a change re-read by binary search instead of merging and sorting the whole list.
+// A sorted list patched in place: the store puts the few rows a change re-read at their places by binary
+// search (the subscriptions by guid, IndexedDB's order; a podcast's episodes in the engine's order) instead of
+// merging and sorting the whole list.
 
 /** The index of the first row of `list` (ordered so) that `below` is false for (`list.length` when none). */
 export function lowerBound<T>(list: readonly T[], below: (row: T) => boolean): number {
@@ -13,25 +14,35 @@ export function lowerBound<T>(list: readonly T[], below: (row: T) => boolean): n
   return lo;
 }
 
+/** A row a change named: where it is in a list now (-1: not there), and what it becomes (undefined: gone). */
+export type Named<T> = [find: (list: readonly T[]) => number, row: T | undefined];
+
 /**
- * `list` (sorted by guid) with the rows of `guids` re-read as `rows`: each one replaced, inserted, or removed
- * when the read did not find it; `keep(was, now)` gives the row to hold (the old one when equal). Returns
- * `list` itself when no row changed, else a new frozen array; `list` is never modified.
+ * `list` (ordered by `before`) with each named row's entry out and what it became in, at its place; `keep(was,
+ * now)` gives the row to hold (the old one when equal). Returns `list` itself when no row changed, else a new
+ * frozen array; `list` is never modified.
  */
-export function patchSorted<T extends { guid: string }>(list: readonly T[], guids: Iterable<string>, rows: readonly T[], keep: (was: T | undefined, now: T) => T): readonly T[] {
-  const read = new Map(rows.map((row) => [row.guid, row]));
+export function patch<T>(list: readonly T[], named: readonly Named<T>[], before: (a: T, b: T) => boolean, keep: (was: T | undefined, now: T) => T): readonly T[] {
   let out: T[] | undefined;
-  for (const guid of new Set([...guids, ...read.keys()])) {
+  for (const [find, row] of named) {
     const at = out ?? list;
-    const i = lowerBound(at, (row) => row.guid < guid);
-    const was = at[i]?.guid === guid ? at[i] : undefined;
-    const row = read.get(guid);
+    const index = find(at);
+    const was = at[index];
     const now = row && keep(was, row);
     if (now === was) continue;
     out ??= list.slice();
-    // `was` (if any) out and `now` (if any) in, at the same place: they share the guid the order is by.
-    if (now) out.splice(i, was ? 1 : 0, now);
-    else out.splice(i, 1);
+    if (was) out.splice(index, 1);
+    if (now) out.splice(lowerBound(out, (r) => before(r, now)), 0, now);
   }
   return out ? Object.freeze(out) : list;
+}
+
+/**
+ * `list` (sorted by guid) with the rows of `guids` re-read as `rows`: each one replaced, inserted, or removed
+ * when the read did not find it (see `patch`).
+ */
+export function patchSorted<T extends { guid: string }>(list: readonly T[], guids: Iterable<string>, rows: readonly T[], keep: (was: T | undefined, now: T) => T): readonly T[] {
+  const read = new Map(rows.map((row) => [row.guid, row]));
+  const named = [...new Set([...guids, ...read.keys()])].map((guid): Named<T> => [(at) => at.findIndex((row) => row.guid === guid), read.get(guid)]);
+  return patch(list, named, (a, b) => a.guid < b.guid, keep);
 }

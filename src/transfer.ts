@@ -8,54 +8,37 @@ interface SerializedThrow {
   isError: boolean;
   value: unknown;
 }
-interface SerializedSyncError {
+/** A `SyncError` as it crosses the worker boundary. */
+export interface SerializedSyncError {
   name: 'SyncError';
   message: string;
-  stack?: string;
+  stack?: string | undefined;
   code: SyncErrorCode;
-  status?: number;
-  retryAfter?: number;
+  status?: number | undefined;
+  retryAfter?: number | undefined;
   /** The cause's name and message (a DOMException or a TypeError need not survive structured cloning). */
-  cause?: { name: string; message: string };
+  cause?: { name: string; message: string } | undefined;
 }
 
-/** A plain summary of an error's cause, or undefined when it has none. */
-function causeOf(cause: unknown): SerializedSyncError['cause'] {
-  if (cause === undefined || cause === null) return undefined;
-  const c = cause as { name?: unknown; message?: unknown };
-  return { name: typeof c.name === 'string' ? c.name : 'Error', message: typeof c.message === 'string' ? c.message : String(cause) };
-}
+/** How a `SyncError` thrown on this side goes on the wire: given by the worker's side (worker/expose.ts); the page only reads them. */
+export type SyncErrorWriter = (error: SyncError) => SerializedSyncError;
 
 let installed = false;
+let writer: SyncErrorWriter | undefined;
 
 /**
  * Teach comlink to carry `SyncError`'s `code`, `status`, `retryAfter` and its `cause`'s name and message
- * across the worker boundary (its own handler keeps only name, message and stack). Both sides call it;
- * calling twice is harmless.
+ * across the worker boundary (its own handler keeps only name, message and stack): the side that throws them
+ * passes `write`. Both sides call it; calling again only adds a writer.
  */
-export function installErrorTransfer(): void {
-  if (installed) return;
+export function installErrorTransfer(write?: SyncErrorWriter): void {
+  writer ??= write;
   const original = transferHandlers.get('throw');
-  if (!original) return;
+  if (installed || !original) return;
   installed = true;
   transferHandlers.set('throw', {
-    canHandle: (value: unknown): value is ThrownValue => original.canHandle(value),
-    serialize(thrown: ThrownValue) {
-      const error = thrown.value;
-      if (isSyncError(error)) {
-        const value: SerializedSyncError = {
-          name: 'SyncError',
-          message: error.message,
-          stack: error.stack,
-          code: error.code,
-          status: error.status,
-          retryAfter: error.retryAfter,
-          cause: causeOf(error.cause),
-        };
-        return [{ isError: true, value } satisfies SerializedThrow, []];
-      }
-      return original.serialize(thrown);
-    },
+    canHandle: original.canHandle as (value: unknown) => value is ThrownValue,
+    serialize: (thrown: ThrownValue) => (writer && isSyncError(thrown.value) ? [{ isError: true, value: writer(thrown.value) } satisfies SerializedThrow, []] : original.serialize(thrown)),
     deserialize(serialized: unknown) {
       const s = serialized as SerializedThrow;
       const value = s.value as Partial<SerializedSyncError>;

@@ -379,3 +379,28 @@ export interface SyncStore {
   /** Call `listener` at once with the current snapshot and again with each new one. */
   subscribe(listener: SnapshotListener): Unsubscribe;
 }
+
+/** A feed for `exportOpml`: its URL, and the title the app knows it by (the protocols carry none). */
+export interface OpmlFeed {
+  feedUrl: string;
+  title?: string;
+}
+
+/**
+ * Why an address was not added: `not-a-feed-url` (not an absolute http(s) URL: `javascript:`, `file:`, relative),
+ * `duplicate` (named earlier in the same call), `no-feed-url` (an OPML entry without `xmlUrl`, not a folder).
+ */
+export type SkipReason = 'not-a-feed-url' | 'duplicate' | 'no-feed-url';
+
+/** An address passed over, with why (`url` as it was given; absent when the entry named none). */
+export interface OpmlSkip {
+  url?: string;
+  reason: SkipReason;
+}
+
+/** What `addMany` and `importOpml` did: the feed URLs subscribed now, those the store had already, those passed over. */
+export interface AddManyReport {
+  added: string[];
+  alreadyThere: string[];
+  skipped: OpmlSkip[];
+}

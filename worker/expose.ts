@@ -2,7 +2,7 @@
 import { expose } from 'comlink';
 import { SyncError } from '../src/errors.ts';
 import type { EventSink, WorkerApi, WorkerStartOptions } from '../src/protocol.ts';
-import { installErrorTransfer } from '../src/transfer.ts';
+import { installErrorTransfer, type SerializedSyncError } from '../src/transfer.ts';
 import { createSyncEngine, type SyncEngine } from './engine.ts';
 
 /** The engine's methods the page reaches as they are (`start` and `close` are the worker's own). */
@@ -32,12 +32,22 @@ const FORWARDED = [
 type Never<T extends never> = T;
 type Unlisted = Never<Exclude<keyof WorkerApi, 'start' | 'close' | (typeof FORWARDED)[number]>>;
 
+/** A plain summary of an error's cause, or undefined when it has none. */
+function causeOf(cause: unknown): SerializedSyncError['cause'] {
+  if (cause === undefined || cause === null) return undefined;
+  const c = cause as { name?: unknown; message?: unknown };
+  return { name: typeof c.name === 'string' ? c.name : 'Error', message: typeof c.message === 'string' ? c.message : String(cause) };
+}
+
+/** A `SyncError` the engine threw, as it crosses to the page: its own fields (code, status, retryAfter), message, stack, and its cause's name and message. */
+const writeError = (error: SyncError): SerializedSyncError => ({ ...error, message: error.message, stack: error.stack, cause: causeOf(error.cause) });
+
 /**
  * Serve the engine to a page's `createSyncClient` over comlink, from a worker of your own
  * (`createSyncClient({ ..., worker: new Worker(new URL('./my-worker.ts', import.meta.url), { type: 'module' }) })`).
  */
 export function exposeSyncEngine(endpoint: Parameters<typeof expose>[1] = globalThis as Parameters<typeof expose>[1]): void {
-  installErrorTransfer();
+  installErrorTransfer(writeError);
   let engine: SyncEngine | undefined;
   const current = (): SyncEngine => {
     if (!engine) throw new SyncError('closed', 'the worker was not started');

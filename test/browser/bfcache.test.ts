@@ -75,4 +75,41 @@ forEachEngine((engine) => {
       await context.close();
     }
   }, 90_000);
+
+  it("back from the cache: a change the app makes in its own pagehide listener waits for the new worker, which starts with the last setAuth()'s credentials", async () => {
+    const entries = h.server.seed(20);
+    const context = await h.browser.newContext();
+    try {
+      // Created with a token that expired; the app refreshed it with setAuth() before the page went.
+      const options = clientOptions(h.server, uniqueDbName('bfcache-auth'), { auth: { type: 'bearer', token: 'expired' } });
+      const page = await openPage(context, h.pages.url, options);
+      const row = entries[3]!;
+      await page.evaluate(async (guid) => {
+        await window.opa.client.setAuth({ type: 'bearer', token: 'demo-token' });
+        await window.opa.client.sync();
+        addEventListener('pageshow', (e) => void (window.opa.scratch.restored = (e as PageTransitionEvent).persisted));
+        // The app's own listener, added after the client's: it saves as the page goes into the cache.
+        addEventListener('pagehide', (e) => {
+          if (!(e as PageTransitionEvent).persisted) return;
+          window.opa.scratch.saving = window.opa.client.update(guid, { isSubscribed: false }).then(
+            () => 'saved',
+            (error: Error) => `failed: ${error.message}`,
+          );
+        });
+      }, row.guid);
+      await page.goto(`${h.pages.url}inert.html`);
+      await page.evaluate(() => history.back());
+      await ready(page);
+      const restored = await page.evaluate(() => window.opa.scratch.restored === true);
+      if (engine === 'webkit') expect(restored).toBe(true);
+      // A page loaded anew has a new client with the options it was opened with: nothing of this applies to it.
+      if (!restored) return;
+      expect(await page.evaluate(() => window.opa.scratch.saving)).toBe('saved');
+      // Pushed by the new worker, with the refreshed token (the expired one gets 401 and pauses the queue).
+      await waitFor('the change saved on the way out on the server', () => h.server.entry(row.guid)?.is_subscribed === false, 15_000);
+      expect((await page.evaluate(() => window.opa.client.status())).phase).not.toBe('auth-required');
+    } finally {
+      await context.close();
+    }
+  }, 90_000);
 });

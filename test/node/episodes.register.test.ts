@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatActionTime, parseAction, parseEpisodeActions } from '../../worker/gpodder/episode-wire.ts';
-import { mediaKey, matchEpisode } from '../../worker/episodes/identity.ts';
+import { matchEpisode } from '../../src/episode-identity.ts';
+import { episodeIndex } from '../../worker/episodes/identity.ts';
 import { applyChange, fromPlay, secondOf, toPlay, type EpisodeFields, type FieldChange } from '../../worker/episodes/register.ts';
 import { uploadPlay, withSent } from '../../worker/episodes/upload-play.ts';
 import type { PendingEpisode, StoredEpisode } from '../../src/schema.ts';
@@ -121,16 +122,23 @@ describe('`started` of an upload', () => {
 });
 
 describe('episode identity', () => {
-  it('matches by guid first, then by enclosure URL without its query', () => {
+  it('matches by guid first, then by enclosure URL without its query, within the podcast', () => {
     const rows = [
-      { id: 1, podcast: 'https://f/a', media: 'https://m/1.mp3', guid: 'g1' },
-      { id: 2, podcast: 'https://f/a', media: 'https://m/2.mp3' },
-      { id: 3, podcast: 'https://f/b', media: 'https://m/1.mp3', guid: 'g1' },
+      { id: 1, podcast: 'https://f/a', episode: 'https://m/1.mp3', media: 'https://m/1.mp3', guid: 'g1' },
+      { id: 2, podcast: 'https://f/a', episode: 'https://m/2.mp3?utm=x', media: 'https://m/2.mp3' },
+      { id: 3, podcast: 'https://f/b', episode: 'https://m/1.mp3', media: 'https://m/1.mp3', guid: 'g1' },
     ];
-    expect(matchEpisode({ podcast: 'https://f/a', media: mediaKey('https://cdn/other.mp3?x=1'), guid: 'g1' }, rows)?.id).toBe(1);
-    expect(matchEpisode({ podcast: 'https://f/a', media: mediaKey('https://m/2.mp3?updated=123#t') }, rows)?.id).toBe(2);
-    expect(matchEpisode({ podcast: 'https://f/a', media: mediaKey('https://m/1.mp3'), guid: 'g-other' }, rows)).toBeUndefined();
-    expect(matchEpisode({ podcast: 'https://f/c', media: 'https://m/1.mp3', guid: 'g1' }, rows)).toBeUndefined();
+    const index = episodeIndex(rows);
+    expect(index.find({ podcast: 'https://f/a', episode: 'https://cdn/other.mp3?x=1', guid: 'g1' })?.id).toBe(1);
+    expect(index.find({ podcast: 'https://f/a', episode: 'https://m/2.mp3?updated=123#t' })?.id).toBe(2);
+    expect(index.find({ podcast: 'https://f/a', episode: 'https://m/1.mp3', guid: 'g-other' })).toBeUndefined();
+    expect(index.find({ podcast: 'https://f/c', episode: 'https://m/1.mp3', guid: 'g1' })).toBeUndefined();
+    // The page's store holds one podcast's rows as the app sees them (no media key kept): the same rule.
+    const page = rows.filter((r) => r.podcast === 'https://f/a').map(({ id, episode, guid }) => (guid ? { id, episode, guid } : { id, episode }));
+    expect(matchEpisode({ episode: 'https://cdn/other.mp3?x=1', guid: 'g1' }, page)?.id).toBe(1);
+    expect(matchEpisode({ episode: ' https://m/2.mp3?updated=123#t' }, page)?.id).toBe(2);
+    expect(matchEpisode({ episode: 'https://m/1.mp3?x' }, page)?.id).toBe(1);
+    expect(matchEpisode({ episode: 'https://m/1.mp3', guid: 'g-other' }, page)).toBeUndefined();
   });
 });
 

@@ -13,10 +13,10 @@ describe('store: addressing a queued change', () => {
     const { result: added } = await store.add('https://feeds.example/a.xml', 'a-1', 1, new Set());
     expect(added.guid).toBe('a-1');
     const [add] = await store.pendingChanges();
-    await store.markSent([add!]);
+    const { result: [handed] } = await store.markSent([add!], 'tab', 1);
     await store.update('a-1', { feedUrl: 'https://feeds.example/b.xml' }, 2, new Set());
     // The add is acknowledged: the row has a server base now and the update is the head of its queue.
-    await store.ackAdd({ ...add!, sent: true }, { guid: 'a-1', feedUrl: 'https://feeds.example/a.xml', isSubscribed: true });
+    await store.acks([{ sent: handed!, type: 'added', entry: { guid: 'a-1', feedUrl: 'https://feeds.example/a.xml', isSubscribed: true } }]);
     const [update] = await store.pendingChanges();
     expect(update).toMatchObject({ kind: 'update', guid: 'a-1' });
     expect(update!.serverGuid).toBeUndefined();

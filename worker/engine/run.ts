@@ -87,6 +87,7 @@ export async function execute(ctx: EngineContext, kind: 'sync' | 'push', fromTim
         backoff: { baseDelay: ctx.opts.baseDelay, maxDelay: ctx.opts.maxDelay },
         concurrency: ctx.opts.concurrency,
         inFlight: state.inFlight,
+        by: 'clients' in globalThis ? 'sw' : 'tab',
         ...hooks,
         onNeedsPull: () => {
           state.needsPull = true;
