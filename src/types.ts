@@ -297,6 +297,12 @@ export interface SyncApi {
   subscription(guid: string): Promise<Subscription | undefined>;
   /** Subscribe to a feed (POST); visible locally at once. */
   add(feedUrl: string, opts?: { guid?: string }): Promise<Subscription>;
+  /**
+   * Subscribe to every feed in the list not subscribed already, in one transaction with one `change` event (each
+   * queued as `add()` queues it). At most 10,000 URLs (`invalid` otherwise, nothing queued); URLs that are not
+   * http(s), or repeat one before, are skipped with a reason.
+   */
+  addMany(feedUrls: readonly string[]): Promise<AddManyReport>;
   /** Queue a change; resolves once it is durable, with the new local view. */
   update(guid: string, change: SubscriptionChange): Promise<Subscription>;
   /** Request deletion; the deletion job is polled until it settles. */
@@ -403,4 +409,14 @@ export interface AddManyReport {
   added: string[];
   alreadyThere: string[];
   skipped: OpmlSkip[];
+}
+
+/** Options of `exportOpml`. */
+export interface ExportOpmlOptions {
+  /** The document's `<title>` (default "Podcast subscriptions"). */
+  title?: string;
+  /** Each feed's title (the protocols carry none): a record from feed URL to title, or a function; the URL where absent. */
+  titles?: Readonly<Record<string, string>> | ((feedUrl: string) => string | undefined);
+  /** The document's `<dateCreated>` (default now). */
+  date?: Date;
 }
