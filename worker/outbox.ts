@@ -152,16 +152,13 @@ export async function push(ctx: PushContext): Promise<PushResult> {
   }
 }
 
-/** The changes each request of a protocol that sends them one each carries: adds `size` at a time, the rest alone. */
+/** The changes each request of a protocol that sends them one each carries: adds in a row `size` at a time, the rest alone. */
 function requests(due: StoredChange[], size: number): StoredChange[][] {
   const out: StoredChange[][] = [];
-  let adds: StoredChange[] = [];
   for (const c of due) {
-    if (c.kind !== 'add' || size < 2) out.push([c]);
-    else {
-      if (!adds.length || adds.length >= size) out.push((adds = []));
-      adds.push(c);
-    }
+    const last = out[out.length - 1];
+    if (c.kind === 'add' && last?.[0]!.kind === 'add' && last.length < size) last.push(c);
+    else out.push([c]);
   }
   return out;
 }
