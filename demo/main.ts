@@ -1,5 +1,6 @@
 // The demo page: wires the views to one session (one SyncClient, in its own Web Worker).
 import { createAddForm } from './add.ts';
+import { createOpmlButtons } from './opml.ts';
 import { createConnectPanel } from './connect.ts';
 import { byId } from './dom.ts';
 import { logEngineEvents } from './events.ts';
@@ -20,6 +21,7 @@ createStatusPanel(session);
 const episodes = createEpisodesPanel(session, log, createPlayer(session, log));
 const list = createList(session, log, episodes.open);
 createAddForm(session, log, list);
+createOpmlButtons(session, log);
 createOutbox(session, log);
 createTroublePanel(session, log);
 

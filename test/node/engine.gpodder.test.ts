@@ -70,6 +70,22 @@ describe.each(cases)('gPodder engine (%s server, %s paths)', (dialect, protocol)
     expect((await e.status()).cursor).toBeDefined();
   });
 
+  it('addMany: 1,000 feeds added offline go up in one upload, their URLs as guids; a second call finds them there', async () => {
+    const s = await gpodder(dialect);
+    const e = engine(s, protocol);
+    await e.sync();
+    e.setOnline(false);
+    const urls = Array.from({ length: 1000 }, (_, i) => feed(`bulk-${i}`));
+    expect((await e.addMany(urls)).added).toEqual(urls);
+    expect((await e.subscription(urls[0]!))?.guid).toBe(urls[0]);
+    s.clearLog();
+    e.setOnline(true);
+    await settle(e, 30_000);
+    expect(uploads(s)).toHaveLength(1);
+    expect(account(s, protocol).sort()).toEqual([...urls].sort());
+    expect(await e.addMany(urls.slice(0, 3))).toEqual({ added: [], alreadyThere: urls.slice(0, 3), skipped: [] });
+  }, 60_000);
+
   it('offline changes replay in one upload (a second for changes queued behind an add), and another client\'s changes come down', async () => {
     const s = await gpodder(dialect);
     const [keep, drop] = seed(s, 2);
