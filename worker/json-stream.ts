@@ -49,10 +49,9 @@ const FIRST_ITEM = 4;
 const NEXT = 5;
 const STRING = 6;
 const ESCAPE = 7;
-const HEX = 8;
-const NUMBER = 9;
-const LITERAL = 10;
-const END = 11;
+const NUMBER = 8;
+const LITERAL = 9;
+const END = 10;
 // Where a number stands: after '-', after a leading 0, in the integer, after '.', in the fraction, after 'e', after its sign, in the exponent.
 const N_MINUS = 0;
 const N_ZERO = 1;
@@ -74,7 +73,9 @@ const ARRAY = 2;
 const isDigit = (c: number) => c >= 48 && c <= 57;
 const isSpace = (c: number) => c === 32 || c === 10 || c === 13 || c === 9;
 const isHex = (c: number) => isDigit(c) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
-const LITERALS: Record<number, string> = { 116: 'true', 102: 'false', 110: 'null' };
+/** What is left of `true`, `false` or `null` after its first character. */
+const LITERALS: Record<number, string> = { 116: 'rue', 102: 'alse', 110: 'ull' };
+
 const ESCAPES = new Set([...'"\\/bfnrt'].map((c) => c.charCodeAt(0)));
 
 /** One reader's state between two characters (the steps below read and move it). */
@@ -90,10 +91,9 @@ interface Reader {
   isKey: boolean;
   /** Where the number being read stands (N_…). */
   num: number;
-  /** The literal being read and how much of it came. */
+  /** What is still to come of the literal being read. */
   lit: string;
-  litAt: number;
-  /** Hex digits of a \u escape still to come. */
+  /** Hex digits of a \u escape still to come (0 until its `u`, and outside escapes). */
   hex: number;
   /** Characters of the earlier chunks (for messages). */
   read: number;
@@ -205,13 +205,11 @@ function stringStep(r: Reader, text: string, i: number): number {
 
 /** After a backslash in a string, or in the hex digits of a \u escape. */
 function escapeStep(r: Reader, c: number, i: number): number {
-  if (r.state === HEX) {
+  if (r.hex) {
     if (!isHex(c)) fail(r, 'a bad \\u escape', i);
     if (--r.hex === 0) r.state = STRING;
-  } else if (c === 117) {
-    r.state = HEX;
-    r.hex = 4;
-  } else if (ESCAPES.has(c)) r.state = STRING;
+  } else if (c === 117) r.hex = 4;
+  else if (ESCAPES.has(c)) r.state = STRING;
   else fail(r, 'a bad escape', i);
   return i + 1;
 }
@@ -242,8 +240,9 @@ function numberStep(r: Reader, text: string, c: number, i: number): number {
 
 /** Inside `true`, `false` or `null`. */
 function literalStep(r: Reader, text: string, c: number, i: number): number {
-  if (c !== r.lit.charCodeAt(r.litAt)) fail(r, 'a bad literal', i);
-  if (++r.litAt === r.lit.length) ended(r, text, i + 1);
+  if (c !== r.lit.charCodeAt(0)) fail(r, 'a bad literal', i);
+  r.lit = r.lit.slice(1);
+  if (!r.lit) ended(r, text, i + 1);
   return i + 1;
 }
 
@@ -262,7 +261,6 @@ function valueStep(r: Reader, c: number, i: number): number {
   } else if (LITERALS[c]) {
     r.state = LITERAL;
     r.lit = LITERALS[c]!;
-    r.litAt = 1;
   } else fail(r, 'an unexpected character', i);
   return i + 1;
 }
@@ -319,7 +317,6 @@ function write(r: Reader, text: string): void {
         i = stringStep(r, text, i);
         break;
       case ESCAPE:
-      case HEX:
         i = escapeStep(r, c, i);
         break;
       case NUMBER:
@@ -357,7 +354,6 @@ export function createListReader(options: ListReaderOptions): ListReader {
     isKey: false,
     num: N_MINUS,
     lit: '',
-    litAt: 0,
     hex: 0,
     read: 0,
     key: undefined,
