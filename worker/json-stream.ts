@@ -110,6 +110,8 @@ export function createListReader(options: ListReaderOptions): ListReader {
   let size = 0;
   let over = false;
   let from = 0;
+  /** The piece being read. */
+  let text = '';
 
   function fail(detail: string, at: number): never {
     throw new SyncError('bad-response', `${what}: the body is not JSON (${detail} at character ${read + at})`);
@@ -136,7 +138,7 @@ export function createListReader(options: ListReaderOptions): ListReader {
   }
 
   /** The captured text ends just before `end`: parse it and hand it where it goes. */
-  function finish(text: string, end: number): void {
+  function finish(end: number): void {
     add(text.slice(from, end));
     // Parsed only once the grammar check passed: JSON.parse agrees, and reads escapes and numbers exactly as it always does.
     const value = over ? undefined : JSON.parse(parts.length === 1 ? parts[0]! : parts.join(''));
@@ -166,8 +168,8 @@ export function createListReader(options: ListReaderOptions): ListReader {
   }
 
   /** A value ended just before `end`. */
-  function ended(text: string, end: number): void {
-    if ((capture === CAP_ITEM || capture === CAP_MEMBER) && stack.length === capDepth) finish(text, end);
+  function ended(end: number): void {
+    if ((capture === CAP_ITEM || capture === CAP_MEMBER) && stack.length === capDepth) finish(end);
     state = stack.length === 0 ? END : NEXT;
   }
 
@@ -177,16 +179,16 @@ export function createListReader(options: ListReaderOptions): ListReader {
     state = kind === OBJECT ? FIRST_KEY : FIRST_ITEM;
   }
 
-  function close(text: string, at: number): void {
+  function close(at: number): void {
     stack.pop();
     if (stack.length === 1) inList = false;
-    ended(text, at + 1);
+    ended(at + 1);
   }
 
   // The steps: each reads from `text[i]` (`c`) in its state, and returns where the next one reads.
 
   /** Inside a string: the hot loop, as most of a body is string content. */
-  function stringStep(text: string, i: number): number {
+  function stringStep(i: number): number {
     const n = text.length;
     let j = i;
     let d = text.charCodeAt(i);
@@ -197,9 +199,9 @@ export function createListReader(options: ListReaderOptions): ListReader {
     if (d < 32) fail('a control character in a string', j);
     if (d === 92) state = ESCAPE;
     else if (isKey) {
-      if (capture === CAP_KEY) finish(text, j + 1);
+      if (capture === CAP_KEY) finish(j + 1);
       state = COLON;
-    } else ended(text, j + 1);
+    } else ended(j + 1);
     return j + 1;
   }
 
@@ -215,7 +217,7 @@ export function createListReader(options: ListReaderOptions): ListReader {
   }
 
   /** Inside a number: a number ends at the first character that is not part of it, which is then read as what follows. */
-  function numberStep(text: string, c: number, i: number): number {
+  function numberStep(c: number, i: number): number {
     if (num === N_MINUS) {
       if (!isDigit(c)) fail('a bad number', i);
       num = c === 48 ? N_ZERO : N_INT;
@@ -231,17 +233,17 @@ export function createListReader(options: ListReaderOptions): ListReader {
     } else if (c === 46 && (num === N_ZERO || num === N_INT)) num = N_DOT;
     else if ((c === 101 || c === 69) && num !== N_EXP) num = N_E;
     else {
-      ended(text, i);
+      ended(i);
       return i;
     }
     return i + 1;
   }
 
   /** Inside `true`, `false` or `null`. */
-  function literalStep(text: string, c: number, i: number): number {
+  function literalStep(c: number, i: number): number {
     if (c !== lit.charCodeAt(0)) fail('a bad literal', i);
     lit = lit.slice(1);
-    if (!lit) ended(text, i + 1);
+    if (!lit) ended(i + 1);
     return i + 1;
   }
 
@@ -265,9 +267,9 @@ export function createListReader(options: ListReaderOptions): ListReader {
   }
 
   /** Where a key starts (or, first in an object, the object may end). */
-  function keyStep(text: string, c: number, i: number): number {
+  function keyStep(c: number, i: number): number {
     if (isSpace(c)) return i + 1;
-    if (c === 125 && state === FIRST_KEY) close(text, i);
+    if (c === 125 && state === FIRST_KEY) close(i);
     else if (c === 34) {
       isKey = true;
       state = STRING;
@@ -280,14 +282,14 @@ export function createListReader(options: ListReaderOptions): ListReader {
   }
 
   /** Between tokens: a colon, a comma, a closing bracket, or only white space after the end. */
-  function punctuationStep(text: string, c: number, i: number): number {
+  function punctuationStep(c: number, i: number): number {
     switch (state) {
       case COLON:
         if (c === 58) state = VALUE;
         else if (!isSpace(c)) fail('":" expected', i);
         return i + 1;
       case FIRST_ITEM:
-        if (c === 93) close(text, i);
+        if (c === 93) close(i);
         else if (!isSpace(c)) {
           state = VALUE;
           return i;
@@ -296,7 +298,7 @@ export function createListReader(options: ListReaderOptions): ListReader {
       case NEXT: {
         const inObject = stack[stack.length - 1] === OBJECT;
         if (c === 44) state = inObject ? KEY : VALUE;
-        else if (c === (inObject ? 125 : 93)) close(text, i);
+        else if (c === (inObject ? 125 : 93)) close(i);
         else if (!isSpace(c)) fail('"," or a closing bracket expected', i);
         return i + 1;
       }
@@ -307,32 +309,33 @@ export function createListReader(options: ListReaderOptions): ListReader {
   }
 
   /** Read the next piece of the text. */
-  function write(text: string): void {
+  function write(chunk: string): void {
+    text = chunk;
     const n = text.length;
     for (let i = 0; i < n; ) {
       const c = text.charCodeAt(i);
       switch (state) {
         case STRING:
-          i = stringStep(text, i);
+          i = stringStep(i);
           break;
         case ESCAPE:
           i = escapeStep(c, i);
           break;
         case NUMBER:
-          i = numberStep(text, c, i);
+          i = numberStep(c, i);
           break;
         case LITERAL:
-          i = literalStep(text, c, i);
+          i = literalStep(c, i);
           break;
         case VALUE:
           i = valueStep(c, i);
           break;
         case FIRST_KEY:
         case KEY:
-          i = keyStep(text, c, i);
+          i = keyStep(c, i);
           break;
         default:
-          i = punctuationStep(text, c, i);
+          i = punctuationStep(c, i);
       }
     }
     if (capture !== NONE) {
