@@ -110,10 +110,11 @@ export function createListReader(options: ListReaderOptions): ListReader {
   let size = 0;
   let over = false;
   let from = 0;
-  /** The piece being read. */
+  /** The piece being read, and where in it. */
   let text = '';
+  let at = 0;
 
-  function fail(detail: string, at: number): never {
+  function fail(detail: string): never {
     throw new SyncError('bad-response', `${what}: the body is not JSON (${detail} at character ${read + at})`);
   }
 
@@ -127,8 +128,8 @@ export function createListReader(options: ListReaderOptions): ListReader {
     } else parts.push(piece);
   }
 
-  /** Start capturing a key, an item or a kept member at `at`. */
-  function begin(kind: number, at: number): void {
+  /** Start capturing a key, an item or a kept member here. */
+  function begin(kind: number): void {
     capture = kind;
     capDepth = stack.length;
     parts = [];
@@ -150,20 +151,20 @@ export function createListReader(options: ListReaderOptions): ListReader {
     else members.set(key!, value);
   }
 
-  /** A value starts at `at`: capture it when it is a list item or a kept member. */
-  function starting(c: number, at: number): void {
+  /** A value starts here: capture it when it is a list item or a kept member. */
+  function starting(c: number): void {
     if (stack.length === 0) {
-      if (c !== 123) fail('not an object', at);
+      if (c !== 123) fail('not an object');
       return;
     }
-    if (stack.length === 2 && inList) begin(CAP_ITEM, at);
+    if (stack.length === 2 && inList) begin(CAP_ITEM);
     else if (stack.length === 1 && key !== undefined) {
       if (key === list) {
         // JSON.parse keeps the last of a repeated key, but the items of the first were handed out already.
         if (listSeen) throw new SyncError('bad-response', `${what}: the member "${list}" appears twice`);
         listSeen = true;
         listed = inList = c === 91;
-      } else if (keep.has(key)) begin(CAP_MEMBER, at);
+      } else if (keep.has(key)) begin(CAP_MEMBER);
     }
   }
 
@@ -173,86 +174,81 @@ export function createListReader(options: ListReaderOptions): ListReader {
     state = stack.length === 0 ? END : NEXT;
   }
 
-  function open(kind: number, at: number): void {
-    if (stack.length >= MAX_DEPTH) fail(`nested deeper than ${MAX_DEPTH}`, at);
+  function open(kind: number): void {
+    if (stack.length >= MAX_DEPTH) fail(`nested deeper than ${MAX_DEPTH}`);
     stack.push(kind);
     state = kind === OBJECT ? FIRST_KEY : FIRST_ITEM;
   }
 
-  function close(at: number): void {
+  function close(): void {
     stack.pop();
     if (stack.length === 1) inList = false;
     ended(at + 1);
   }
 
-  // The steps: each reads from `text[i]` (`c`) in its state, and returns where the next one reads.
+  // The steps: each reads `text[at]` (`c`) in its state; the next one reads the character after where it leaves `at`.
 
   /** Inside a string: the hot loop, as most of a body is string content. */
-  function stringStep(i: number): number {
+  function stringStep(): void {
     const n = text.length;
-    let j = i;
-    let d = text.charCodeAt(i);
+    let d = text.charCodeAt(at);
     while (d !== 34 && d !== 92 && d >= 32) {
-      if (++j === n) return n;
-      d = text.charCodeAt(j);
+      if (++at === n) return;
+      d = text.charCodeAt(at);
     }
-    if (d < 32) fail('a control character in a string', j);
+    if (d < 32) fail('a control character in a string');
     if (d === 92) state = ESCAPE;
     else if (isKey) {
-      if (capture === CAP_KEY) finish(j + 1);
+      if (capture === CAP_KEY) finish(at + 1);
       state = COLON;
-    } else ended(j + 1);
-    return j + 1;
+    } else ended(at + 1);
   }
 
   /** After a backslash in a string, or in the hex digits of a \u escape. */
-  function escapeStep(c: number, i: number): number {
+  function escapeStep(c: number): void {
     if (hex) {
-      if (!isHex(c)) fail('a bad \\u escape', i);
+      if (!isHex(c)) fail('a bad \\u escape');
       if (--hex === 0) state = STRING;
     } else if (c === 117) hex = 4;
     else if (ESCAPES.has(c)) state = STRING;
-    else fail('a bad escape', i);
-    return i + 1;
+    else fail('a bad escape');
   }
 
   /** Inside a number: a number ends at the first character that is not part of it, which is then read as what follows. */
-  function numberStep(c: number, i: number): number {
+  function numberStep(c: number): void {
     if (num === N_MINUS) {
-      if (!isDigit(c)) fail('a bad number', i);
+      if (!isDigit(c)) fail('a bad number');
       num = c === 48 ? N_ZERO : N_INT;
     } else if (num === N_DOT || num === N_SIGN) {
-      if (!isDigit(c)) fail('a bad number', i);
+      if (!isDigit(c)) fail('a bad number');
       num = num === N_DOT ? N_FRAC : N_EXP;
     } else if (num === N_E) {
       if (c === 43 || c === 45) num = N_SIGN;
       else if (isDigit(c)) num = N_EXP;
-      else fail('a bad number', i);
+      else fail('a bad number');
     } else if (isDigit(c) && num !== N_ZERO) {
       // digits go on (a leading 0 takes none after it)
     } else if (c === 46 && (num === N_ZERO || num === N_INT)) num = N_DOT;
     else if ((c === 101 || c === 69) && num !== N_EXP) num = N_E;
     else {
-      ended(i);
-      return i;
+      ended(at);
+      at--;
     }
-    return i + 1;
   }
 
   /** Inside `true`, `false` or `null`. */
-  function literalStep(c: number, i: number): number {
-    if (c !== lit.charCodeAt(0)) fail('a bad literal', i);
+  function literalStep(c: number): void {
+    if (c !== lit.charCodeAt(0)) fail('a bad literal');
     lit = lit.slice(1);
-    if (!lit) ended(i + 1);
-    return i + 1;
+    if (!lit) ended(at + 1);
   }
 
   /** Where a value starts. */
-  function valueStep(c: number, i: number): number {
-    if (isSpace(c)) return i + 1;
-    starting(c, i);
-    if (c === 123) open(OBJECT, i);
-    else if (c === 91) open(ARRAY, i);
+  function valueStep(c: number): void {
+    if (isSpace(c)) return;
+    starting(c);
+    if (c === 123) open(OBJECT);
+    else if (c === 91) open(ARRAY);
     else if (c === 34) {
       isKey = false;
       state = STRING;
@@ -262,49 +258,46 @@ export function createListReader(options: ListReaderOptions): ListReader {
     } else if (LITERALS[c]) {
       state = LITERAL;
       lit = LITERALS[c]!;
-    } else fail('an unexpected character', i);
-    return i + 1;
+    } else fail('an unexpected character');
   }
 
   /** Where a key starts (or, first in an object, the object may end). */
-  function keyStep(c: number, i: number): number {
-    if (isSpace(c)) return i + 1;
-    if (c === 125 && state === FIRST_KEY) close(i);
+  function keyStep(c: number): void {
+    if (isSpace(c)) return;
+    if (c === 125 && state === FIRST_KEY) close();
     else if (c === 34) {
       isKey = true;
       state = STRING;
       if (stack.length === 1) {
         key = undefined;
-        begin(CAP_KEY, i);
+        begin(CAP_KEY);
       }
-    } else fail('a key expected', i);
-    return i + 1;
+    } else fail('a key expected');
   }
 
   /** Between tokens: a colon, a comma, a closing bracket, or only white space after the end. */
-  function punctuationStep(c: number, i: number): number {
+  function punctuationStep(c: number): void {
     switch (state) {
       case COLON:
         if (c === 58) state = VALUE;
-        else if (!isSpace(c)) fail('":" expected', i);
-        return i + 1;
+        else if (!isSpace(c)) fail('":" expected');
+        return;
       case FIRST_ITEM:
-        if (c === 93) close(i);
+        if (c === 93) close();
         else if (!isSpace(c)) {
           state = VALUE;
-          return i;
+          at--;
         }
-        return i + 1;
+        return;
       case NEXT: {
         const inObject = stack[stack.length - 1] === OBJECT;
         if (c === 44) state = inObject ? KEY : VALUE;
-        else if (c === (inObject ? 125 : 93)) close(i);
-        else if (!isSpace(c)) fail('"," or a closing bracket expected', i);
-        return i + 1;
+        else if (c === (inObject ? 125 : 93)) close();
+        else if (!isSpace(c)) fail('"," or a closing bracket expected');
+        return;
       }
       default:
-        if (!isSpace(c)) fail('text after the end', i);
-        return i + 1;
+        if (!isSpace(c)) fail('text after the end');
     }
   }
 
@@ -312,30 +305,30 @@ export function createListReader(options: ListReaderOptions): ListReader {
   function write(chunk: string): void {
     text = chunk;
     const n = text.length;
-    for (let i = 0; i < n; ) {
-      const c = text.charCodeAt(i);
+    for (at = 0; at < n; at++) {
+      const c = text.charCodeAt(at);
       switch (state) {
         case STRING:
-          i = stringStep(i);
+          stringStep();
           break;
         case ESCAPE:
-          i = escapeStep(c, i);
+          escapeStep(c);
           break;
         case NUMBER:
-          i = numberStep(c, i);
+          numberStep(c);
           break;
         case LITERAL:
-          i = literalStep(c, i);
+          literalStep(c);
           break;
         case VALUE:
-          i = valueStep(c, i);
+          valueStep(c);
           break;
         case FIRST_KEY:
         case KEY:
-          i = keyStep(c, i);
+          keyStep(c);
           break;
         default:
-          i = punctuationStep(c, i);
+          punctuationStep(c);
       }
     }
     if (capture !== NONE) {
@@ -348,7 +341,8 @@ export function createListReader(options: ListReaderOptions): ListReader {
   return {
     write,
     end() {
-      if (state !== END) fail(read === 0 ? 'empty' : 'the text ends early', 0);
+      at = 0;
+      if (state !== END) fail(read === 0 ? 'empty' : 'the text ends early');
       return { listed, members };
     },
   };
