@@ -4,7 +4,8 @@ import { SyncError, isSyncError, type SyncErrorCode } from './errors.ts';
 interface ThrownValue {
   value: unknown;
 }
-interface SerializedThrow {
+/** What comlink posts for a thrown value. */
+export interface SerializedThrow {
   isError: boolean;
   value: unknown;
 }
@@ -20,8 +21,11 @@ export interface SerializedSyncError {
   cause?: { name: string; message: string } | undefined;
 }
 
-/** How a `SyncError` thrown on this side goes on the wire: given by the worker's side (worker/expose.ts); the page only reads them. */
-export type SyncErrorWriter = (error: SyncError) => SerializedSyncError;
+/**
+ * How a thrown `SyncError` goes on the wire (undefined for any other value): given by the worker's side
+ * (worker/expose.ts), so the page, which only reads them, carries none of the writing.
+ */
+export type SyncErrorWriter = (thrown: unknown) => SerializedThrow | undefined;
 
 let installed = false;
 let writer: SyncErrorWriter | undefined;
@@ -38,7 +42,10 @@ export function installErrorTransfer(write?: SyncErrorWriter): void {
   installed = true;
   transferHandlers.set('throw', {
     canHandle: original.canHandle as (value: unknown) => value is ThrownValue,
-    serialize: (thrown: ThrownValue) => (writer && isSyncError(thrown.value) ? [{ isError: true, value: writer(thrown.value) } satisfies SerializedThrow, []] : original.serialize(thrown)),
+    serialize(thrown: ThrownValue) {
+      const written = writer?.(thrown.value);
+      return written ? [written, []] : original.serialize(thrown);
+    },
     deserialize(serialized: unknown) {
       const s = serialized as SerializedThrow;
       const value = s.value as Partial<SerializedSyncError>;

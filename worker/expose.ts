@@ -1,8 +1,8 @@
 // The worker side of the page client: a comlink.expose over the engine.
 import { expose } from 'comlink';
-import { SyncError } from '../src/errors.ts';
+import { SyncError, isSyncError } from '../src/errors.ts';
 import type { EventSink, WorkerApi, WorkerStartOptions } from '../src/protocol.ts';
-import { installErrorTransfer, type SerializedSyncError } from '../src/transfer.ts';
+import { installErrorTransfer, type SerializedSyncError, type SerializedThrow } from '../src/transfer.ts';
 import { createSyncEngine, type SyncEngine } from './engine.ts';
 
 /** The engine's methods the page reaches as they are (`start` and `close` are the worker's own). */
@@ -41,7 +41,8 @@ function causeOf(cause: unknown): SerializedSyncError['cause'] {
 }
 
 /** A `SyncError` the engine threw, as it crosses to the page: its own fields (code, status, retryAfter), message, stack, and its cause's name and message. */
-const writeError = (error: SyncError): SerializedSyncError => ({ ...error, message: error.message, stack: error.stack, cause: causeOf(error.cause) });
+const writeError = (thrown: unknown): SerializedThrow | undefined =>
+  isSyncError(thrown) ? { isError: true, value: { ...thrown, message: thrown.message, stack: thrown.stack, cause: causeOf(thrown.cause) } satisfies SerializedSyncError } : undefined;
 
 /**
  * Serve the engine to a page's `createSyncClient` over comlink, from a worker of your own
