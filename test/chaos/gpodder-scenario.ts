@@ -40,6 +40,8 @@ export interface GpodderScenarioResult {
   seed: number;
   dialect: GpodderDialect;
   protocol: 'gpodder' | 'nextcloud';
+  /** What the server answers of the actions it stamped ahead of its clock (mygpo's /api/2 only). */
+  ahead: 'hidden' | 'listed';
   intents: number;
   foreign: number;
   /** Listening-state calls this device made, and play actions another device uploaded. */
@@ -105,7 +107,11 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
   const violations: string[] = [];
   const dialect = rng.pick<GpodderDialect>(['mygpo', 'opodsync']);
   const protocol = rng.pick(['gpodder', 'nextcloud'] as const);
-  const result: GpodderScenarioResult = { seed, dialect, protocol, intents: 0, foreign: 0, episodeCalls: 0, foreignActions: 0, crashes: 0, faults: 0, requests: 0, trace };
+  // What mygpo's /api/2 answers of actions stamped ahead of its clock after a step back: hidden (as its source
+  // bounds answers by its "now"), or listed in every answer from before their stamp (an action log without that
+  // bound). Drawn from a stream of its own: the draws above and the rest of the scenario stay as they were.
+  const ahead = rng.fork(5).pick(['hidden', 'listed'] as const);
+  const result: GpodderScenarioResult = { seed, dialect, protocol, ahead, intents: 0, foreign: 0, episodeCalls: 0, foreignActions: 0, crashes: 0, faults: 0, requests: 0, trace };
   const urls = new Map<string, UrlIntent>();
   const intent = (url: string) => urls.get(url) ?? (urls.set(url, {}).get(url)!);
   /** Listening state: each episode's changes, by feed and guid (episode-model.ts). */
@@ -136,6 +142,7 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
       port: 0,
       randomSeed: 0x9bd,
       dialect,
+      ahead,
       users: { [USER]: PASSWORD, [OTHER_USER]: OTHER_PASSWORD },
       time: { ...sim.serverTime, now: () => start + (sim.serverTime.now() - start) * 1000 + serverSkew },
     });
@@ -165,7 +172,7 @@ export async function runGpodderScenario(seed: number, steps = 40, faults: reado
       fetch: transport.fetch,
       clock: sim.clock,
     };
-    note(`setup: ${dialect} server, ${protocol} paths, ${urls.size} URLs`);
+    note(`setup: ${dialect} server${dialect === 'mygpo' ? ` (${ahead} ahead of its clock)` : ''}, ${protocol} paths, ${urls.size} URLs`);
     /** When the app acted (virtual ms): what the no-spin bound allows beyond the backoff schedule. */
     const appActions: number[] = [];
     const acting = ['sync', 'add', 'update', 'remove', 'retry', 'discard', 'setOnline', 'setAuth', 'clear'] as const;

@@ -59,7 +59,8 @@ export interface RunState {
   timers: Set<unknown>;
   pushTimerAt?: number;
   pullRetry?: unknown;
-  interval?: unknown;
+  /** When the last pull began, or when the next one asked for is set to begin (monotonic ms; see `pullSoon`). */
+  pullAt?: number;
   /** The running run's view of the store (see `runStore`): what the transport keeps goes through it. */
   store?: Store;
   /** `sync()` calls forwarded to the leader tab, by request id. */

@@ -1,25 +1,29 @@
 // Fresh while the page is shown: a pull every `pullInterval` ms while this tab's page is visible, and on
 // becoming visible or focused. The leader pulls; a follower whose page is shown asks the leader (whose own
-// page may be hidden), so a hidden page never polls, and a shown one is never left stale.
+// page may be hidden), so a hidden page never polls, and a shown one is never left stale. However many tabs
+// ask, and whatever asks (a tick, focus, visibility), the leader pulls at most once per `pullInterval`: a
+// request joins the running pull or the next one, so the server's load does not grow with the tabs.
+import { monotonicNow } from '../clock.ts';
 import type { EngineContext } from './context.ts';
-import { background } from './schedule.ts';
+import { background, later } from './schedule.ts';
 
-/** Pull now: here when leading, else in the leader tab. */
+/** Pull soon: in the leader tab, no sooner than `pullInterval` after the last pull began; requests meanwhile join it. */
 export function pullSoon(ctx: EngineContext): void {
-  if (ctx.leadership.isLeader) background(ctx, 'sync');
-  else ctx.channel.post({ type: 'pull' });
+  const { runs } = ctx;
+  if (!ctx.leadership.isLeader) return ctx.channel.post({ type: 'pull' });
+  // Monotonic: a device clock stepping back must not hold the next pull off.
+  const now = monotonicNow(ctx.clock);
+  const last = runs.pullAt ?? -Infinity;
+  // Later than now: a pull is set already, and this request joins it.
+  if (last > now) return;
+  runs.pullAt = Math.max(now, last + ctx.opts.pullInterval);
+  later(ctx, runs.pullAt - now, () => background(ctx, 'sync'));
 }
 
-/** Tick every `pullInterval` ms (cleared by `close()` with the other timers); a tick pulls while the page is visible. */
-export function startPolling(ctx: EngineContext): void {
-  const { runs, opts, clock } = ctx;
-  if (runs.interval !== undefined || opts.pullInterval <= 0 || ctx.state.closed) return;
-  const tick = () => {
-    runs.interval = clock.setTimeout(tick, opts.pullInterval);
-    // In Node a pending interval must not keep the process alive.
-    (runs.interval as { unref?: () => void }).unref?.();
-    if (ctx.state.visible) pullSoon(ctx);
-  };
-  runs.interval = clock.setTimeout(tick, opts.pullInterval);
-  (runs.interval as { unref?: () => void }).unref?.();
+/** Tick every `pullInterval` ms until `close()` (its timers are the engine's); a tick pulls while the page is visible. */
+export function startPolling(ctx: EngineContext, tick = false): void {
+  if (ctx.opts.pullInterval <= 0) return;
+  // In Node a pending tick must not keep the process alive.
+  (later(ctx, ctx.opts.pullInterval, () => startPolling(ctx, true)) as { unref?: () => void } | undefined)?.unref?.();
+  if (tick && ctx.state.visible) pullSoon(ctx);
 }

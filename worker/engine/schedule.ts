@@ -10,32 +10,28 @@ import { execute, skippedRuns } from './run.ts';
 export function later(ctx: EngineContext, ms: number, fn: () => void): unknown {
   if (ctx.state.closed) return undefined;
   const { runs, clock } = ctx;
+  // The clock clamps the delay (see `clampedTimers`): a past time runs at once.
   const timer = clock.setTimeout(() => {
     runs.timers.delete(timer);
     fn();
-  }, Math.max(0, ms));
+  }, ms);
   runs.timers.add(timer);
   return timer;
-}
-
-function cancel(ctx: EngineContext, timer: unknown): void {
-  ctx.clock.clearTimeout(timer);
-  ctx.runs.timers.delete(timer);
 }
 
 /** Cancel every timer (on close). */
 export function cancelAll(ctx: EngineContext): void {
   for (const timer of ctx.runs.timers) ctx.clock.clearTimeout(timer);
   ctx.runs.timers.clear();
-  if (ctx.runs.interval !== undefined) ctx.clock.clearTimeout(ctx.runs.interval);
-  ctx.runs.interval = undefined;
 }
 
 /** A pull that succeeded makes the pending pull retry pointless. */
 export function cancelPullRetry(ctx: EngineContext): void {
-  if (ctx.runs.pullRetry === undefined) return;
-  cancel(ctx, ctx.runs.pullRetry);
-  ctx.runs.pullRetry = undefined;
+  const { runs } = ctx;
+  if (runs.pullRetry === undefined) return;
+  ctx.clock.clearTimeout(runs.pullRetry);
+  runs.timers.delete(runs.pullRetry);
+  runs.pullRetry = undefined;
 }
 
 /** Pull again after transient trouble, with backoff (the server's Retry-After is a floor). */
@@ -43,7 +39,8 @@ export function retryPullLater(ctx: EngineContext, retryAfter: number | undefine
   const { opts, state, clock } = ctx;
   state.pullFailures++;
   cancelPullRetry(ctx);
-  const delay = backoffDelay({ baseDelay: opts.baseDelay, maxDelay: opts.maxDelay }, state.pullFailures - 1, retryAfter, clock.random);
+  // The options hold the backoff's settings (`baseDelay`, `maxDelay`) as they are.
+  const delay = backoffDelay(opts, state.pullFailures - 1, retryAfter, clock.random);
   ctx.runs.pullRetry = later(ctx, delay, () => {
     ctx.runs.pullRetry = undefined;
     background(ctx, 'sync');
@@ -98,6 +95,7 @@ function launch(ctx: EngineContext, kind: 'sync' | 'push', fromTimer: boolean): 
   const { runs } = ctx;
   runs.runningKind = kind;
   runs.pushStarted = false;
+  if (kind === 'sync') runs.pullAt = monotonicNow(ctx.clock);
   const run = execute(ctx, kind, fromTimer);
   runs.running = run;
   run

@@ -6,7 +6,8 @@ import { errorInfo } from '../error-info.ts';
 import type { EngineContext } from './context.ts';
 import { emit, emitStatus } from './events.ts';
 import { sync } from './api.ts';
-import { background, later, requestSync, schedulePush } from './schedule.ts';
+import { pullSoon } from './poll.ts';
+import { later, requestSync, schedulePush } from './schedule.ts';
 
 /** Handle a message from another context of the same database. */
 export function onMessage(ctx: EngineContext, message: ChannelMessage): void {
@@ -22,7 +23,7 @@ export function onMessage(ctx: EngineContext, message: ChannelMessage): void {
       emitStatus(ctx);
       break;
     case 'pull':
-      if (leadership.isLeader) background(ctx, 'sync');
+      if (leadership.isLeader) pullSoon(ctx);
       break;
     case 'queued':
       if (leadership.isLeader) schedulePush(ctx);
@@ -46,13 +47,11 @@ export function onMessage(ctx: EngineContext, message: ChannelMessage): void {
       break;
     case 'sync-result': {
       const waiter = runs.forwarded.get(message.id);
-      if (!waiter) break;
-      runs.forwarded.delete(message.id);
-      if (message.report) waiter.resolve(message.report);
-      else {
-        const e = message.error!;
-        waiter.reject(new SyncError(e.code, e.message, e.status === undefined ? {} : { status: e.status }));
-      }
+      if (!runs.forwarded.delete(message.id)) break;
+      const e = message.error;
+      // The error as the leader had it (its status, when it has one: the constructor leaves an absent one out).
+      if (e) waiter!.reject(new SyncError(e.code, e.message, e));
+      else waiter!.resolve(message.report!);
       break;
     }
   }

@@ -20,6 +20,8 @@ export interface PullMemo {
   offset: number;
   /** The newest time (s) the server gave before its clock went back, until it passes it again. */
   behind?: number;
+  /** Until then, every pull reads the full listing: the server lists what it stamped ahead of its clock (see `pullGpodder`). */
+  full?: boolean;
   /** The last pull's answer time (s) and this device's time (ms) then. */
   last?: { timestamp: number; at: number };
 }
@@ -55,39 +57,53 @@ export const CLOCK_JUMP = 300;
  *
  * A full listing read for any of these is the server's word (`RemoteEntry.authoritative`): what it lists
  * applies to every row whatever the stamps stored from the other side of the step say.
+ *
+ * After a step back, the window from the listing's time asks whether the server lists what it stamped ahead of
+ * its clock. An action log that does (an add from before the step is in every window from before its stamp)
+ * nets a window's old actions with its new ones: another device's remove after the step cancels out against
+ * the old add, or the old add comes back after the listing applied the remove. Its full listing nets every
+ * action, so it is exact: nothing is said again, and until its clock passes `behind` each pull reads the full
+ * listing instead of windows (one request, as a window is). A server that hides what it stamped ahead (mygpo
+ * bounds every answer by its "now") keeps the windows, and the listing's hidden rows are said again.
  */
 export async function pullGpodder(http: Http, path: string, sink: PullSink, memo: PullMemo = { marks: [], offset: 0 }, now = 0): Promise<PullResult> {
   const { marks } = memo;
-  let { offset, behind } = memo;
+  let { offset, behind, full } = memo;
   // The last answer's own `timestamp`, as the protocol says. No overlap: these servers answer with the net
   // effect since `since`, so re-asking a window that holds this device's own upload would net out another
   // device's undoing of it. (mygpo's `since` is exclusive with whole seconds: a change made in the second of
   // the last answer, after it, is not seen until it changes again. opodsync's is inclusive: no such gap.)
-  let since = sink.cursor === undefined ? 0 : Math.floor(sink.cursor / 1000);
-  let windows = [since, ...[...new Set(marks)].filter((m) => m > since).sort((a, b) => a - b)];
-  let answers = await ask(http, path, windows);
-  // An answer older than what it was asked from: the server was reset or restored from a backup, or its clock
-  // stepped back, and its changes since our cursor are not changes since our state. Or its clock is past the
-  // step again (or jumped): a window would mix stamps from both sides. Either way, ask for everything, as a
-  // first pull does.
+  const floor = Math.floor((sink.cursor ?? 0) / 1000);
+  let since = full ? 0 : floor;
+  let windows = [since, ...[...new Set(marks)].filter((m) => !full && m > since).sort((a, b) => a - b)];
+  let answers = await ask(http, path, windows, floor);
+  // An answer older than the cursor: the server was reset or restored from a backup, or its clock stepped back,
+  // and its changes since our cursor are not changes since our state. Or its clock is past the step again (or
+  // jumped): a window would mix stamps from both sides. Either way, ask for everything, as a first pull does.
   const regressed = !answers;
   /** Whether this is a full listing read because the server's clock stepped. */
-  let stepped = false;
+  let stepped = !!full;
   /** With a listing from a server whose clock went back: rows whose server word is later than this may be hidden. */
   let restate: number | undefined;
-  if (!answers || (behind !== undefined ? newest(answers) >= behind : jumped(memo.last, newest(answers), now))) {
+  if (!answers || (!full && (behind !== undefined ? newest(answers) >= behind : jumped(memo.last, newest(answers), now)))) {
     stepped = true;
     since = 0;
     windows = [0];
     answers = (await ask(http, path, windows))!;
+    const time = answers[0]!.timestamp;
     if (regressed) {
+      // (No answer is a clock that went back again meanwhile: the next pull sees that step.)
+      const ahead = (await ask(http, path, [time]))?.[0];
+      full = !!(ahead?.add.length || ahead?.remove.length);
       // The listing's time on the store's timeline (the offset it held until now).
-      restate = memo.behind !== undefined ? 0 : answers[0]!.timestamp * 1000 + offset;
+      if (!full) restate = memo.behind !== undefined ? 0 : time * 1000 + offset;
       const before = Math.max(sink.cursor ?? 0, ...marks.map((m) => m * 1000));
-      offset = Math.max(offset, offset + before - answers[0]!.timestamp * 1000 + 1000);
+      offset = Math.max(offset, offset + before - time * 1000 + 1000);
       behind = Math.max(behind ?? 0, Math.floor(before / 1000));
-    } else behind = undefined;
+    }
   }
+  // Past the step again (or never behind): windows from here on.
+  if (!(behind! > newest(answers))) behind = full = undefined;
   const entries = new Map<string, RemoteEntry>();
   for (const changes of answers) collect(changes, entries, offset, stepped);
   // The next `since` is the newest answer's own clock (never the old cursor: that one may be a reset server's past).
@@ -96,14 +112,13 @@ export async function pullGpodder(http: Http, path: string, sink: PullSink, memo
   // store there is nothing else to find).
   const listed = since === 0 && !sink.empty ? new Set([...entries.values()].map((e) => e.newGuid ?? e.guid)) : undefined;
   // The URLs first, then the old names leading to them (a name's target is then stored before it).
-  const all = [...entries.values()].sort((a, b) => Number(a.standalone !== true) - Number(b.standalone !== true));
-  const batches = Array.from({ length: Math.max(1, Math.ceil(all.length / PULL_BATCH)) }, (_, i) => all.slice(i * PULL_BATCH, (i + 1) * PULL_BATCH));
-  for (const batch of batches.slice(0, -1)) await sink.apply(batch);
-  const committed = await sink.apply(batches[batches.length - 1]!, { cursor, ...(listed ? { listed, ...(restate === undefined ? {} : { restate }) } : {}) });
+  const all = [...entries.values()].sort((a, b) => Number(!a.standalone) - Number(!b.standalone));
+  let at = 0;
+  for (; at + PULL_BATCH < all.length; at += PULL_BATCH) await sink.apply(all.slice(at, at + PULL_BATCH));
+  // The last batch (empty when nothing changed) carries the cursor; `restate` only goes with a listing.
+  const committed = await sink.apply(all.slice(at), { cursor, listed, restate: listed && restate });
   sink.progress({ pages: windows.length, entries: entries.size });
-  const next: PullResult['memo'] = { offset, last: { timestamp: cursor / 1000, at: now } };
-  if (behind !== undefined) next.behind = behind;
-  return { committed, memo: next };
+  return { committed, memo: { offset, last: { timestamp: cursor / 1000, at: now }, behind, full } };
 }
 
 const newest = (answers: readonly WireChanges[]): number => Math.max(...answers.map((a) => a.timestamp));
@@ -113,12 +128,12 @@ function jumped(last: PullMemo['last'], timestamp: number, now: number): boolean
   return last !== undefined && timestamp - last.timestamp > Math.max(0, (now - last.at) / 1000) + CLOCK_JUMP;
 }
 
-/** Ask each window in turn; undefined when an answer's clock is before the time it was asked from. */
-async function ask(http: Http, path: string, windows: readonly number[]): Promise<WireChanges[] | undefined> {
+/** Ask each window in turn; undefined when an answer's clock is before the time it was asked from, or `floor`. */
+async function ask(http: Http, path: string, windows: readonly number[], floor = 0): Promise<WireChanges[] | undefined> {
   const answers: WireChanges[] = [];
   for (const from of windows) {
     const changes = parseChanges((await http.request('GET', http.url(path, { since: from }))).body);
-    if (changes.timestamp < from) return undefined;
+    if (changes.timestamp < Math.max(from, floor)) return undefined;
     answers.push(changes);
   }
   return answers;

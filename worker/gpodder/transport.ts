@@ -32,6 +32,7 @@ function readMemo(kept: unknown): Memo {
   const o = typeof kept === 'object' && kept !== null ? (kept as Record<string, unknown>) : {};
   const memo: Memo = { marks: numbers(o.marks), offset: finite(o.offset) ? o.offset : 0 };
   if (finite(o.behind)) memo.behind = o.behind;
+  if (o.full === true) memo.full = true;
   const last = o.last as Record<string, unknown> | undefined;
   if (typeof last === 'object' && last !== null && finite(last.timestamp) && finite(last.at)) memo.last = { timestamp: last.timestamp, at: last.at };
   return memo;

@@ -27,6 +27,8 @@ export interface RouteContext {
   auth: Auth;
   /** Server time in ms. */
   now(): number;
+  /** What a mygpo pull answers of the actions stamped ahead of the server's clock (`GpodderServerOptions.ahead`). */
+  ahead: 'hidden' | 'listed';
   /** Whether the server knows a podcast by this URL (any user subscribed to it or sent an action for it): mygpo's `podcast=` 404s otherwise. */
   knownPodcast(url: string): boolean;
 }
@@ -88,7 +90,8 @@ export function createApi2(ctx: RouteContext): (req: GpodderRequest) => Reply | 
         // mygpo needs the device registered before it answers for it.
         if (!known) return voice.error(404, 'Not Found');
         const now = ctx.now();
-        const body: WireChanges = { ...known.list.netChanges(since.seconds * 1000, now), timestamp: Math.floor(now / 1000) };
+        const until = ctx.ahead === 'listed' ? Infinity : now;
+        const body: WireChanges = { ...known.list.netChanges(since.seconds * 1000, until), timestamp: Math.floor(now / 1000) };
         return voice.ok(body);
       }
       const since = opodsyncSince(req.query.get('since'));

@@ -51,7 +51,7 @@ export async function startGpodderServer(opts: GpodderServerOptions = {}): Promi
         a.episodes.log.records.some((r) => r.podcast === url) ||
         a.episodes.rows.records.some((r) => r.podcast === url),
     );
-  const routes = { dialect, accounts, auth, now, knownPodcast };
+  const routes = { dialect, accounts, auth, now, knownPodcast, ahead: opts.ahead ?? 'hidden' };
   const api2 = createApi2(routes);
   const nextcloud = createNextcloud(routes);
   const data = createDataControl(dialect, accounts, () => random, now);

@@ -134,6 +134,15 @@ export interface GpodderServerOptions {
    * gets 401 (the opodsync dialect's parity with it is checked so). @default true
    */
   cors?: boolean;
+  /**
+   * What a mygpo `/api/2` subscription pull answers of the actions stamped ahead of the server's clock (its clock
+   * was set back after stamping them). `'hidden'`: the net effect of the actions in (since, now], as mygpo's source
+   * bounds it. `'listed'`: of every action after `since`, as an action log without that bound answers: each one
+   * stamped before the step is in every answer asked from before its stamp, until the clock passes it again. The
+   * opodsync rows and the Nextcloud app's are listed whatever their stamp (a row says its current state).
+   * @default 'hidden'
+   */
+  ahead?: 'hidden' | 'listed';
 }
 
 /** Which episode action store a read names. */
