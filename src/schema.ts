@@ -34,6 +34,13 @@ export interface StoredSubscription {
 /** Where a queued change stands. */
 export type OutboxState = 'queued' | 'failed' | 'deleting';
 
+/** Who handed a change out, when (device time), and how many pulls the store had completed then. */
+export interface Handout {
+  by: 'tab' | 'sw' | 'copy';
+  at: number;
+  pull: number;
+}
+
 /** One row of the `outbox` table: a local change waiting for the server. */
 export interface StoredChange {
   id?: number;
@@ -49,14 +56,22 @@ export interface StoredChange {
   /** The guid to address on the server when it was known at enqueue time (the server follows chains). */
   serverGuid?: string;
   state: OutboxState;
-  /** Set before an add or a move (a guid change) is first sent: the server may have it even if no answer came (it must not be folded away). */
-  sent?: boolean;
+  /** Stable from its creation (the shape of the Open Podcast API sync draft's `action_id`), for idempotency keys. */
+  actionId?: string;
   /**
-   * An add's: the newest server time (ms) this store knew of its subscription when it was first sent (set when a
-   * pull had completed). A server stamp on that feed later than this is the server's word after the add may
-   * have reached it: the add is then settled by that word, never sent again (see `markSent` in worker/store/acks.ts).
+   * Its delivery state, the same for every context: absent, never handed out; set, handed out (written before the
+   * request leaves) and so it may have reached the server; acknowledged, it leaves the queue; refused, `state` is
+   * `failed`. Stores written before issue 31 may hold `true` here (handed out, before any pull).
+   */
+  sent?: Handout;
+  /**
+   * An add's: the newest server time (ms) this store knew of its feed (the cursor, and every row of that guid or
+   * feed) when it was first handed out, and whether that word had the feed subscribed (`sentOver`; absent: no
+   * word). A later server word that differs from it is the server's word after the add may have reached it: the
+   * add is settled by it (see `markSent` in worker/store/acks.ts). One that restates it says nothing of the add.
    */
   sentAfter?: number;
+  sentOver?: boolean;
   /**
    * Queued behind a deletion of its subscription by `remove()`: dropped once the deletion succeeds, sent (and
    * shown) if the server refuses it or rolls it back.

@@ -164,10 +164,11 @@ export function createHttp(options: HttpOptions): Http {
     const label = `${method} ${target.pathname}`;
     if (!sameOrigin(target)) throw new SyncError('invalid', `${label}: refusing a request outside ${base.origin}`);
     if (options.signal.aborted) throw new SyncError('closed', `${label}: the engine is closed`);
-    const headers = new Headers({ Accept: 'application/json' });
+    // Built as the page's last copy builds it: one set of headers for both.
+    const built = lastChanceRequest(method as LastChanceRequest['method'], '', body);
+    const headers = new Headers(built.headers);
     const auth = authHeader(how.auth ?? options.auth());
     if (auth) headers.set(auth[0], auth[1]);
-    if (body !== undefined) headers.set('Content-Type', 'application/json');
     const timeout = timeoutSignal(options.clock, options.timeout, options.timeout * TIMEOUTS_IN_ALL);
     const signal = AbortSignal.any([options.signal, timeout.signal]);
     options.onRequest?.();
@@ -179,7 +180,7 @@ export function createHttp(options: HttpOptions): Http {
       response = await options.fetch(target.href, {
         method,
         headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
+        body: built.body,
         signal,
         // `credentials` left at 'same-origin': the origin's own cookies (a gPodder session), never another's.
         cache: 'no-store',
@@ -225,29 +226,20 @@ export function createHttp(options: HttpOptions): Http {
         ...(status ? { status } : {}),
       });
     }
-    if (streamed) {
-      if (streamed.over) throw new TooLarge(`${label}: the body is over ${how.stream!.limit} bytes`, { status });
-      if (streamed.blank) throw new SyncError('bad-response', `${label}: an empty ${status} (only 204 means no content)`, { status });
-      return { status, body: undefined };
-    }
-    if (response.ok && read.over) throw new TooLarge(`${label}: the body is over ${limit} bytes`, { status });
-    if (response.ok && (status === 204 || how.ignoreBody)) return { status, body: undefined };
+    const over = streamed ? streamed.over : response.ok && read.over;
+    if (over) throw new TooLarge(`${label}: the body is over ${streamed ? how.stream!.limit : limit} bytes`, { status });
+    const blank = streamed ? streamed.blank : read.text.trim() === '';
+    if (response.ok && !streamed && (status === 204 || how.ignoreBody)) return { status, body: undefined };
+    // Only 204 says "done, nothing to add": an empty 200/201/202 may come from a proxy that never forwarded the
+    // request, so it acknowledges nothing.
+    if (response.ok && blank) throw new SyncError('bad-response', `${label}: an empty ${status} (only 204 means no content)`, { status });
     let parsed: unknown;
-    let parseFailed = false;
-    if (read.text.trim() !== '') {
-      try {
-        parsed = JSON.parse(read.text);
-      } catch {
-        parseFailed = true;
-      }
+    try {
+      if (!blank && !streamed) parsed = JSON.parse(read.text);
+    } catch {
+      if (response.ok) throw new SyncError('bad-response', `${label}: the body is not JSON`, { status });
     }
-    if (response.ok) {
-      // Only 204 says "done, nothing to add": an empty 200/201/202 may come from a proxy that never forwarded
-      // the request, so it acknowledges nothing.
-      if (read.text.trim() === '') throw new SyncError('bad-response', `${label}: an empty ${status} (only 204 means no content)`, { status });
-      if (parseFailed) throw new SyncError('bad-response', `${label}: the body is not JSON`, { status });
-      return { status, body: parsed };
-    }
+    if (response.ok) return { status, body: parsed };
     const error = parseError(parsed);
     const message = error?.message ?? (response.statusText || 'request failed');
     const retryAfter = response.headers.get('Retry-After');

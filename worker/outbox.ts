@@ -2,14 +2,15 @@
 // in the store. Which requests carry them is the transport's business; what an answer means is decided here.
 import { SyncError } from '../src/errors.ts';
 import { isTransient } from './transient.ts';
-import type { StoredChange } from '../src/schema.ts';
+import type { Handout, StoredChange } from '../src/schema.ts';
 import type { Clock } from '../src/types.ts';
 import { backoffDelay, type Backoff } from './backoff.ts';
 import { errorInfo } from './error-info.ts';
 import { dueAt, isReady, type Hold } from './hold.ts';
-import type { Ack } from './store/acks.ts';
+import type { Ack, Wait } from './store/acks.ts';
+import { harmless } from './store/delivery.ts';
 import type { Store } from './store/store.ts';
-import type { SendItem, SendOutcome, Transport } from './transport.ts';
+import type { SendOutcome, Transport } from './transport.ts';
 
 /** What a push needs. */
 export interface PushContext {
@@ -25,6 +26,8 @@ export interface PushContext {
    * where the server's own Retry-After still runs.
    */
   force?: boolean;
+  /** Who hands changes out here (see `Handout`). */
+  by: Handout['by'];
   /** Ids being sent right now (local edits do not coalesce into them). */
   inFlight: Set<number>;
   /** Whether sending must stop (offline, closed, paused by 401). */
@@ -116,14 +119,15 @@ export async function push(ctx: PushContext): Promise<PushResult> {
     const waiting = all.filter((c) => !due.includes(c) && !ctx.inFlight.has(c.id!));
     // A change already tried in this run goes again in a later run, never sooner than its own time.
     result.wakeAt = waiting.length ? Math.min(...waiting.map((c) => dueAt(c, now))) : undefined;
-    result.pullNext = waiting.some((c) => c.sent && attempted.has(c.id!));
+    result.pullNext = waiting.some((c) => c.sent && !harmless(c) && attempted.has(c.id!));
     if (!due.length) return result;
     const taken = due;
     try {
-      // Adds and moves are marked before they leave: one that may have reached the server is never folded into
-      // (a second move of a gPodder feed does not compose with the first: the middle URL would stay subscribed).
-      // An add sent before whose feed the server changed since is settled by the server's word (see `markSent`).
-      const marked = await ctx.store.markSent(due);
+      // Handed out before they leave: one that may have reached the server is never folded away or into (a
+      // second move of a gPodder feed does not compose with the first: the middle URL would stay subscribed).
+      // One not harmless to repeat waits for a pull; an add whose feed the server changed since is settled by
+      // the server's word (see `markSent`).
+      const marked = await ctx.store.markSent(due, ctx.by, ctx.clock.now());
       due = marked.result;
       if (marked.changed.length) {
         ctx.onChange(marked.changed);
@@ -153,12 +157,7 @@ export async function push(ctx: PushContext): Promise<PushResult> {
 /** Send changes (marked in flight by the caller) in one transport call and settle each outcome. */
 async function sendBatch(ctx: PushContext, changes: StoredChange[]): Promise<Settled[]> {
   try {
-    const servers = await ctx.store.addresses(changes.filter((c) => c.kind !== 'add'));
-    const items: SendItem[] = changes.map((change) => {
-      if (change.kind === 'add') return { change, target: change.serverGuid };
-      const server = servers.shift();
-      return server ? { change, target: server.guid, isSubscribed: server.isSubscribed } : { change, target: undefined };
-    });
+    const items = await ctx.store.sendItems(changes);
     const outcomes = await ctx.transport.send(items);
     const settled: Settled[] = await settleInBulk(ctx, changes, outcomes);
     for (let i = 0; i < changes.length; i++) settled[i] ??= await settle(ctx, changes[i]!, outcomes[i]!);
@@ -177,7 +176,7 @@ async function sendBatch(ctx: PushContext, changes: StoredChange[]): Promise<Set
 async function settleInBulk(ctx: PushContext, changes: StoredChange[], outcomes: SendOutcome[]): Promise<Settled[]> {
   const settled: Settled[] = [];
   const acks: Ack[] = [];
-  const waits: Parameters<Store['laterAll']>[0][number][] = [];
+  const waits: Wait[] = [];
   const errors = new Set<SyncError>();
   changes.forEach((sent, i) => {
     const outcome = outcomes[i]!;
@@ -212,20 +211,10 @@ function backoffHold(ctx: PushContext, change: StoredChange, error: SyncError): 
   return { heldAt: now, notBefore, ...(error.retryAfter === undefined ? {} : { serverHold: now + error.retryAfter }) };
 }
 
-/** Record what the server answered to one change. */
+/** Record what the server answered to one change (what `settleInBulk` left). */
 async function settle(ctx: PushContext, change: StoredChange, outcome: SendOutcome): Promise<Settled> {
   const { store, clock } = ctx;
-  const done = (edit: { changed: string[] }): Settled => {
-    if (edit.changed.length) ctx.onChange(edit.changed);
-    return 'done';
-  };
   switch (outcome.type) {
-    case 'added':
-      return done(await store.ackAdd(change, outcome.entry));
-    case 'updated':
-      return done(await store.ackUpdate(change, outcome.result));
-    case 'deleted':
-      return done(await store.ackDeleted(change, clock.now()));
     case 'deletion-started': {
       const now = ctx.now();
       const edit = await store.deletionAccepted(change, outcome.deletionId, { heldAt: now, notBefore: now + backoffDelay(ctx.backoff, 0, undefined, clock.random) / 4 });
@@ -234,7 +223,7 @@ async function settle(ctx: PushContext, change: StoredChange, outcome: SendOutco
     }
     case 'deletion-pending': {
       const now = ctx.now();
-      await store.later(change, { heldAt: now, notBefore: now + backoffDelay(ctx.backoff, change.attempts, undefined, clock.random) }, undefined);
+      await store.laterAll([{ sent: change, hold: { heldAt: now, notBefore: now + backoffDelay(ctx.backoff, change.attempts, undefined, clock.random) } }]);
       return 'later';
     }
     case 'deletion-failed': {
@@ -243,11 +232,10 @@ async function settle(ctx: PushContext, change: StoredChange, outcome: SendOutco
       ctx.onChange(edit.changed);
       return 'failed';
     }
-    case 'deferred':
-      return 'deferred';
     case 'error':
       return settleError(ctx, change, outcome.error);
   }
+  return 'deferred';
 }
 
 /** Decide what an error means for a change, and record it. */
@@ -261,20 +249,15 @@ async function settleError(ctx: PushContext, change: StoredChange, error: SyncEr
   if (error.code === 'quota') throw error;
   if (error.code === 'bad-response' && error.status !== undefined && error.status >= 200 && error.status < 300) {
     // A 2xx whose body is not the answer (a captive portal, a proxy) may not have reached the server at all.
-    // Every request here is safe to repeat (PATCH sets values, POST upserts, DELETE of a deleted entry is
-    // done), so keep the change and send it again; a pull meanwhile reconciles what the server has. The
+    // Keep the change and send it again once a pull has reconciled what the server has (an add or a move waits
+    // for that pull, see `mayGo`; a PATCH or a DELETE is harmless to repeat). The
     // backoff is firm: the pull succeeds (GETs may work), and a forced push after it would send the change
     // into the same answer at once, pull again, and spin.
     ctx.onNeedsPull();
     ctx.onError(error);
     const now = ctx.now();
     const notBefore = now + backoffDelay(ctx.backoff, change.attempts, undefined, clock.random);
-    await store.later(change, { heldAt: now, notBefore, serverHold: notBefore }, errorInfo(error));
-    return 'later';
-  }
-  if (backsOff(error)) {
-    ctx.onError(error);
-    await store.later(change, backoffHold(ctx, change, error), errorInfo(error));
+    await store.laterAll([{ sent: change, hold: { heldAt: now, notBefore, serverHold: notBefore }, lastError: errorInfo(error) }]);
     return 'later';
   }
   if (change.kind === 'remove' && (error.code === 'not-found' || error.code === 'gone') && change.state === 'queued') {

@@ -1,11 +1,13 @@
 // The last-chance copy: what waits, as the requests the next push would make, kept ready for the page to send as
 // it goes away. Sent here with Node's fetch as the page would (its own credentials added), then the engine's own
 // push repeats it: a re-send must be harmless on every server. Also: a visible page polls, a hidden one does not.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import type { LastChanceRequest } from '../../src/protocol.ts';
 import type { SyncEngine } from '../../worker/index.ts';
 import { LAST_CHANCE_BYTES } from '../../worker/engine/last-chance.ts';
 import type { GpodderDialect, GpodderServer } from '../server/gpodder/types.ts';
+import { startGpodderServer } from '../server/gpodder/server.ts';
+import { wallTime } from '../server/listen.ts';
 import { episodeEngine, feed, gpodderServer, media } from './episode-helpers.ts';
 import { engine, requests, server, until } from './helpers.ts';
 
@@ -159,5 +161,31 @@ describe('fresher while open', () => {
     await e.sync();
     expect(s.episodeLog().filter((a) => a.guid === 'mt').at(-1)).toMatchObject({ position: 1800, total: 1800 });
     await expect(e.markPlayed({ ...ref, guid: 'mt-2', episode: media('mt-2') })).rejects.toMatchObject({ code: 'invalid' });
+  });
+});
+
+describe('the last-chance copy obeys the push\'s rule (issue 31)', () => {
+  it("gPodder: an add whose upload's answer was lost leaves the copy until a pull gives the server's word", async () => {
+    // A second per reading of the server's clock: its stamps (whole seconds) order our upload, another client's
+    // removal and the pull.
+    let now = 1_700_000_000_000;
+    const s = await startGpodderServer({ port: 0, dialect: 'opodsync', time: { ...wallTime, now: () => (now += 1000) } });
+    onTestFinished(() => s.close());
+    subscribe(s, 1);
+    const e = episodeEngine(s, 'gpodder', 'lc-lost', { progressInterval: 3_600_000, retry: { baseDelay: 60_000, maxDelay: 60_000 } });
+    const seen = copies(e);
+    await e.sync();
+    s.dropNext(1, { method: 'POST', path: /subscription/ }, { afterHandling: true });
+    await e.add(feed('lost'));
+    await until(async () => (await e.pending())[0]?.attempts === 1, 3000, 'the upload to fail');
+    // A position after the attempt: the copy told with it was built after the add was handed out.
+    await e.setProgress({ podcast: feed(0), episode: media('lc-2'), guid: 'lc-2' }, { position: 7, total: 600 });
+    const copy = await until(() => (latest(seen).some((r) => r.path.includes('episodes')) ? latest(seen) : undefined), 3000, 'the copy with the position');
+    // The server may have it: sent again at close, it would re-subscribe a feed another device removed meanwhile.
+    expect(copy.map((r) => r.path)).toEqual(['api/2/episodes/alice.json']);
+    s.foreign.remove([feed('lost')]);
+    await e.sync();
+    expect(await e.subscription(feed('lost'))).toMatchObject({ isSubscribed: false, pending: false });
+    expect(s.subscribed({ device: 'web-player' })).not.toContain(feed('lost'));
   });
 });

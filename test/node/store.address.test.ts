@@ -13,10 +13,10 @@ describe('store: addressing a queued change', () => {
     const { result: added } = await store.add('https://feeds.example/a.xml', 'a-1', 1, new Set());
     expect(added.guid).toBe('a-1');
     const [add] = await store.pendingChanges();
-    await store.markSent([add!]);
+    const { result: [handed] } = await store.markSent([add!], 'tab', 1);
     await store.update('a-1', { feedUrl: 'https://feeds.example/b.xml' }, 2, new Set());
     // The add is acknowledged: the row has a server base now and the update is the head of its queue.
-    await store.ackAdd({ ...add!, sent: true }, { guid: 'a-1', feedUrl: 'https://feeds.example/a.xml', isSubscribed: true });
+    await store.acks([{ sent: handed!, type: 'added', entry: { guid: 'a-1', feedUrl: 'https://feeds.example/a.xml', isSubscribed: true } }]);
     const [update] = await store.pendingChanges();
     expect(update).toMatchObject({ kind: 'update', guid: 'a-1' });
     expect(update!.serverGuid).toBeUndefined();
@@ -24,7 +24,7 @@ describe('store: addressing a queued change', () => {
     const { result: view } = await store.update('a-1', { guid: 'g-1' }, 3, new Set([update!.id!]));
     expect(view.guid).toBe('g-1');
     // The copy the push holds still names a-1, whose row is now keyed g-1: the server still knows it as a-1.
-    expect(await store.address(update!)).toEqual({ guid: 'a-1', isSubscribed: true });
+    expect((await store.sendItems([update!]))[0]).toMatchObject({ target: 'a-1', isSubscribed: true });
     store.db.close();
   });
 });

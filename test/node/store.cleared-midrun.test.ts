@@ -158,6 +158,9 @@ describe('clear() in another tab during a push', () => {
       );
       await e.sync();
       const other = gEngine(s, dbName, (() => Promise.reject(new TypeError('offline tab'))) as typeof fetch);
+      // Node has no Web Locks, so both engines lead: the other one only clears, as a follower tab would (handing
+      // the add out itself, it would make it wait for a pull after its own attempt, see `mayGo`).
+      other.setOnline(false);
       e.setOnline(false);
       await e.add('https://feeds.example/b.xml');
       wipe = () => other.clear();

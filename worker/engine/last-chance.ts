@@ -4,10 +4,10 @@
 // whenever the queue changes (here, in another tab, or by an acknowledgement) and handed over at once.
 // Every tab keeps one, leader or not: the tab being closed may hold changes the leader has not sent yet.
 import type { LastChanceRequest } from '../../src/protocol.ts';
-import type { StoredChange, StoredEpisode } from '../../src/schema.ts';
+import type { StoredEpisode } from '../../src/schema.ts';
 import { MAX_ACTIONS_PER_UPLOAD, playAction } from '../episodes/push.ts';
 import { heads, withFollowers } from '../outbox.ts';
-import type { SendItem } from '../transport.ts';
+import { mayGo } from '../store/delivery.ts';
 import { reader } from './binding.ts';
 import type { EngineContext } from './context.ts';
 
@@ -52,21 +52,18 @@ async function build(ctx: EngineContext, store: ReturnType<typeof reader>): Prom
   }
   const { transport } = ctx;
   if (transport.lastChance) {
-    const pending = await store.pendingChanges();
-    let chosen = heads(pending).filter((c) => c.state === 'queued');
+    const [pending, pulls] = await Promise.all([store.pendingChanges(), store.pulls()]);
+    // By the push's own rule: a change that may have arrived and is not harmless to repeat waits for a pull (and
+    // what its subscription queued behind it waits with it).
+    let chosen = heads(pending).filter((c) => c.state === 'queued' && mayGo(c, pulls));
     if (transport.batching === 'all') chosen = withFollowers(pending, chosen, () => true);
-    const item = async (change: StoredChange): Promise<SendItem> => {
-      if (change.kind === 'add') return { change, target: change.serverGuid };
-      const server = await store.address(change);
-      return server ? { change, target: server.guid, isSubscribed: server.isSubscribed } : { change, target: undefined };
-    };
     if (transport.batching === 'all') {
-      for (const request of transport.lastChance(await Promise.all(chosen.map(item)))) take(request);
+      for (const request of transport.lastChance(await store.sendItems(chosen))) take(request);
     } else {
       // A request each: addressed one by one, only until the copy is full (a long offline queue is not read whole).
       for (const change of chosen) {
         if (out.length >= LAST_CHANCE_REQUESTS) break;
-        for (const request of transport.lastChance([await item(change)])) take(request);
+        for (const request of transport.lastChance(await store.sendItems([change]))) take(request);
       }
     }
   }

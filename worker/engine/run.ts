@@ -87,6 +87,7 @@ export async function execute(ctx: EngineContext, kind: 'sync' | 'push', fromTim
         backoff: { baseDelay: ctx.opts.baseDelay, maxDelay: ctx.opts.maxDelay },
         concurrency: ctx.opts.concurrency,
         inFlight: state.inFlight,
+        by: 'clients' in globalThis ? 'sw' : 'tab',
         ...hooks,
         onNeedsPull: () => {
           state.needsPull = true;
@@ -104,7 +105,8 @@ export async function execute(ctx: EngineContext, kind: 'sync' | 'push', fromTim
       const episodes = await pushEpisodeState(ctx, store, flush, hooks);
       report.episodesPushed = episodes.pushed;
       const wakeAt = Math.min(result.wakeAt ?? Infinity, episodes.wakeAt ?? Infinity);
-      if (wakeAt !== Infinity) schedulePush(ctx, Math.max(0, wakeAt - ctx.steadyNow()));
+      // A change waiting for the server's word after a pull that failed waits for the pull's own retry (a sync).
+      if (wakeAt !== Infinity && !(pullError && state.pullNext)) schedulePush(ctx, Math.max(0, wakeAt - ctx.steadyNow()));
     }
   } catch (error) {
     pullError ??= handleRunError(ctx, error);

@@ -1,11 +1,12 @@
 // What the server answered to queued changes: the base takes the server's word, and a change leaves the
 // queue only if it is still the version that was sent (an edit made during the request stays queued).
-import type { ServerBase, StoredChange, StoredSubscription } from '../../src/schema.ts';
+import type { Handout, ServerBase, StoredChange, StoredSubscription } from '../../src/schema.ts';
 import type { ErrorInfo } from '../../src/types.ts';
 import type { Hold } from '../hold.ts';
 import { formatTimestamp, parseTimestamp } from '../time.ts';
 import type { AddedEntry, UpdateResult } from '../transport.ts';
 import { META, type StoreCore } from './core.ts';
+import { harmless, mayGo } from './delivery.ts';
 import type { Workset } from './workset.ts';
 
 /** Edit fields of a stored change (found by id; `undefined` removes a field) and re-derive its row. */
@@ -20,6 +21,9 @@ export function patchChange({ edit }: StoreCore, sent: StoredChange, fields: Par
     ws.putChange(current);
   });
 }
+
+/** Whether a server word has the feed subscribed and not deleted. */
+const live = (b: ServerBase) => b.isSubscribed && b.deleted === undefined;
 
 const ms = (value: string | undefined): number => (value === undefined ? 0 : (parseTimestamp(value) ?? 0));
 
@@ -87,6 +91,13 @@ async function ackDeletedIn(ws: Workset, sent: StoredChange, now: number): Promi
   for (const change of held) ws.deleteChange(change);
 }
 
+/** A change to try again later: its wait, and why (a deletion job still running has no error). */
+export interface Wait {
+  sent: StoredChange;
+  hold: Hold;
+  lastError?: ErrorInfo;
+}
+
 /** A change the server took, and what it answered. */
 export type Ack = { sent: StoredChange } & ({ type: 'added'; entry: AddedEntry } | { type: 'updated'; result: UpdateResult } | { type: 'deleted'; now: number });
 
@@ -101,12 +112,6 @@ function ackIn(ws: Workset, ack: Ack): Promise<void> {
 export function createAcks(core: StoreCore) {
   const { db, edit } = core;
   return {
-    /** An add was answered: the server's entry becomes the base; the change goes if it was not edited meanwhile. */
-    ackAdd: (sent: StoredChange, item: AddedEntry) => edit((ws) => ackAddIn(ws, sent, item)),
-
-    /** An update was answered: what was sent is now the server's state (last write wins there). */
-    ackUpdate: (sent: StoredChange, result: UpdateResult) => edit((ws) => ackUpdateIn(ws, sent, result)),
-
     /** A deletion was accepted: keep the deletion id and poll it once `hold` is over. */
     async deletionAccepted(sent: StoredChange, deletionId: number, hold: Hold) {
       return patchChange(core, sent, { state: 'deleting', deletionId, attempts: 0, serverHold: undefined, ...hold, lastError: undefined });
@@ -142,13 +147,11 @@ export function createAcks(core: StoreCore) {
       });
     },
 
-    /** Keep a change queued and try again once `hold` is over (a hold without `serverHold` clears an old one). */
-    async later(sent: StoredChange, hold: Hold, lastError: ErrorInfo | undefined) {
-      return patchChange(core, sent, { attempts: sent.attempts + 1, serverHold: undefined, ...hold, ...(lastError ? { lastError } : {}) });
-    },
-
-    /** `later` for the changes of one upload, in one transaction (one upload may carry every change queued). */
-    async laterAll(waits: readonly { sent: StoredChange; hold: Hold; lastError: ErrorInfo }[]) {
+    /**
+     * Keep changes queued and try each again once its `hold` is over (a hold without `serverHold` clears an old
+     * one), in one transaction (one upload may carry every change queued).
+     */
+    async laterAll(waits: readonly Wait[]) {
       return edit(async (ws) => {
         await ws.preload(waits.map((w) => w.sent.guid));
         for (const { sent, hold, lastError } of waits) {
@@ -156,7 +159,7 @@ export function createAcks(core: StoreCore) {
           const current = ws.changes(ws.resolve(sent.guid)).find((c) => c.id === sent.id) ?? (await ws.loadChange(sent.id!));
           if (!current) continue;
           delete current.serverHold;
-          Object.assign(current, { attempts: sent.attempts + 1, ...hold, lastError });
+          Object.assign(current, { attempts: sent.attempts + 1, ...hold }, lastError && { lastError });
           ws.putChange(current);
         }
       });
@@ -166,47 +169,51 @@ export function createAcks(core: StoreCore) {
     patchChange: (sent: StoredChange, fields: Partial<StoredChange>) => patchChange(core, sent, fields),
 
     /**
-     * The changes about to be sent, as they are now (a remove() may have dropped an unsent add since the queue
-     * was read, or an edit folded into it). Adds and moves not sent yet are marked `sent` first (before the
-     * request: a crash after it must still know); an add takes `sentAfter`, past our cursor and past what an
-     * answer of ours already said of its row.
+     * Hand changes out: each is read as it is now (a remove() may have dropped an unsent add since the queue was
+     * read, or an edit folded into it) and its delivery state written before the request leaves (a crash, another
+     * tab or the service worker must know it may have arrived). One that may have arrived and is not harmless to
+     * repeat goes again only once a pull completed since (`mayGo`): it is left out until then.
      *
-     * An add sent before (no answer came) whose feed a pull has since listed stamped after `sentAfter` is not
-     * sent again: the server's word settles it. If the add reached the server, what came after (another device
+     * An add handed out before whose feed the server has given a different word since `sentAfter` is not sent
+     * again: the server's word settles it. If the add reached the server, what came after (another device
      * unsubscribing or deleting the feed) must stand, and a POST sent again would undo it (it re-subscribes). If
      * it did not, another device changed the same feed meanwhile without knowing of ours: a conflict of two edits
      * neither saw, where the server's word is as good an outcome as ours, and better than undoing an edit made
-     * after seeing ours. An older stamp (an overlap, a state listed again) says nothing: the add goes again.
+     * after seeing ours. A word the store knew when the add left, or one that restates it (an overlap, gPodder
+     * stamping what it lists with its answer's time), says nothing of the add: it goes again.
      */
-    async markSent(due: StoredChange[]): Promise<{ result: StoredChange[]; changed: string[] }> {
-      // Marked already or needing no mark, with no earlier send to settle: it goes as it is, with no transaction.
-      const asIs = (c: StoredChange) => c.sentAfter === undefined && (c.sent || (c.kind !== 'add' && c.change?.guid === undefined));
+    async markSent(due: StoredChange[], by: Handout['by'], now: number): Promise<{ result: StoredChange[]; changed: string[] }> {
+      // Handed out already and harmless to repeat: it goes as it is, with no transaction.
+      const asIs = (c: StoredChange) => c.sent !== undefined && harmless(c);
       if (due.every(asIs)) return { result: due, changed: [] };
       return edit(
         async (ws) => {
-          const cursor = (await db.meta.get(META.cursor))?.value;
+          const [cursor, pulls = 0] = (await db.meta.bulkGet([META.cursor, META.pulls])).map((r) => r?.value as number | undefined);
           let rows: StoredSubscription[] | undefined;
           const going: StoredChange[] = [];
           for (const c of due) {
-            if (asIs(c)) {
-              going.push(c);
-              continue;
-            }
-            const current = await ws.loadChange(c.id!);
-            if (!current) continue;
-            if (c.sentAfter !== undefined) {
-              const heard = (rows ??= await db.subscriptions.toArray()).filter((r) => r.guid === current.guid || r.base?.feedUrl === c.feedUrl).map((r) => r.guid);
-              await ws.preload(heard);
-              const base = heard.map((g) => ws.row(ws.resolve(g))?.base).find((b) => b && b.at > c.sentAfter!);
-              if (base) {
-                // Onto the server's row (a pull stores it apart from a local add's), which keeps its state.
-                ws.setBase(current.guid, base);
+            const current = asIs(c) ? c : await ws.loadChange(c.id!);
+            if (!current || !mayGo(current, pulls)) continue;
+            if (current.kind === 'add') {
+              // The server's word on its feed, newest first: every row of its guid or feed URL (a pull stores the
+              // server's row apart from a local add's).
+              const bases = (rows ??= await db.subscriptions.toArray())
+                .flatMap((r) => (r.base && (r.guid === current.guid || r.base.feedUrl === current.feedUrl) ? [r.base] : []))
+                .sort((a, b) => b.at - a.at);
+              const word = bases.find((b) => b.at > current.sentAfter! && live(b) !== current.sentOver);
+              if (word) {
+                // Onto the server's row, which keeps its state.
+                ws.setBase(current.guid, word);
                 ws.deleteChange(current);
                 continue;
               }
-            } else {
-              current.sent = true;
-              if (c.kind === 'add' && typeof cursor === 'number') current.sentAfter = Math.max(cursor, ws.row(current.guid)?.base?.at ?? 0);
+              if (!current.sent && cursor !== undefined) {
+                current.sentAfter = Math.max(cursor, bases[0]?.at ?? 0);
+                current.sentOver = bases[0] && live(bases[0]);
+              }
+            }
+            if (current !== c) {
+              current.sent = { by, at: now, pull: pulls };
               ws.putChange(current);
             }
             going.push(current);

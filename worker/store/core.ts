@@ -18,6 +18,8 @@ export interface FeedMoveHooks {
 /** Keys of the `meta` table. */
 export const META = {
   cursor: 'cursor',
+  /** Completed pulls (written with the cursor): a change handed out before the last one has had the server's word since. */
+  pulls: 'pulls',
   binding: 'binding',
   lastSuccess: 'lastSuccess',
   /** Changes whenever the store is wiped: a run that began before writes nothing after (see `Guard`). */

@@ -6,11 +6,12 @@ import type { Subscription, SubscriptionChange } from '../../src/types.ts';
 import { patchChange } from './acks.ts';
 import type { StoreCore } from './core.ts';
 import { changesNothing, fold, keyFor, toSubscription } from './view.ts';
+import { harmless } from './delivery.ts';
 import type { Workset } from './workset.ts';
 
 /** A fresh queue entry. */
 export function queued(fields: Pick<StoredChange, 'guid' | 'kind'> & Partial<StoredChange>, now: number): StoredChange {
-  return { state: 'queued', version: 1, attempts: 0, notBefore: 0, createdAt: now, ...fields };
+  return { state: 'queued', version: 1, attempts: 0, notBefore: 0, createdAt: now, actionId: crypto.randomUUID(), ...fields };
 }
 
 /** A row's state before its queued changes after `earlier` (its guid unknown without a server base). */
@@ -94,11 +95,10 @@ export function createEdits(core: StoreCore, newGuid: () => string) {
         if (editable && last.kind === 'update' && !(last.sent && last.change?.guid !== undefined && wanted.guid !== undefined)) {
           last.change = { ...last.change, ...wanted };
           last.version++;
-          // Folded back to the state before it (the server's, when it is the only one) and never sent: it leaves the
-          // queue. One that may have reached the server (tried already, or a move marked sent) stays: the server may
-          // hold its earlier value.
-          const unsent = !last.sent && last.attempts === 0;
-          return unsent && changesNothing(last.change, before(row.base, changes.slice(0, -1))) ? ws.deleteChange(last) : ws.putChange(last);
+          // Folded back to the state before it (the server's, when it is the only one) and never handed out (by any
+          // context: its stored delivery state says): it leaves the queue. One that may have reached the server stays:
+          // the server may hold its earlier value.
+          return !last.sent && changesNothing(last.change, before(row.base, changes.slice(0, -1))) ? ws.deleteChange(last) : ws.putChange(last);
         }
         if (editable && last.kind === 'add' && !last.sent && !row.base && wanted.guid === undefined && wanted.isSubscribed !== false) {
           // Not sent yet: the POST can carry the new feed URL itself.
@@ -124,7 +124,7 @@ export function createEdits(core: StoreCore, newGuid: () => string) {
         // Deleted already, unless a change still queued would bring it back (gPodder: a subscribe queued before a
         // full listing left the feed out): that one must not go on its own.
         if (row.deleted !== undefined && row.pending === 0) return key;
-        const waiting = ws.changes(key).filter((c) => c.state === 'queued' && !inFlight.has(c.id ?? -1) && c.sent !== true);
+        const waiting = ws.changes(key).filter((c) => c.state === 'queued' && !inFlight.has(c.id ?? -1) && (!c.sent || harmless(c)));
         if (!row.base && ws.changes(key).every((c) => c.state === 'failed' || waiting.includes(c))) {
           // An add that never left this device needs no DELETE: dropping it (and its edits) is the deletion.
           for (const change of waiting) ws.deleteChange(change);

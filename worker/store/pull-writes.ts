@@ -89,7 +89,10 @@ export function createPullWrites({ db, edit, read }: StoreCore) {
           const finalKey = ws.setBase(key, merged);
           if (finalKey !== newest) ws.alias(newest, finalKey);
         }
-        if (!completion || completion.cursor === undefined || held) return false;
+        if (!completion) return false;
+        // The server's word came (a pull with nothing in it, or one held back from the cursor, too).
+        await db.meta.put({ key: META.pulls, value: (((await db.meta.get(META.pulls))?.value as number) ?? 0) + 1 });
+        if (completion.cursor === undefined || held) return false;
         const { cursor, listed } = completion;
         if (listed) {
           // The listing was complete: what it left out was deleted on the server (with the cursor, atomically).
@@ -110,7 +113,7 @@ export function createPullWrites({ db, edit, read }: StoreCore) {
         if (completion.tail === undefined) await db.meta.delete(META.tail);
         else await db.meta.put({ key: META.tail, value: completion.tail });
         return true;
-      }, unit, completion?.cursor !== undefined);
+      }, unit, completion !== undefined);
     },
   };
 }

@@ -1,5 +1,6 @@
 // Reads of the local view and of the queue; they never write.
 import type { StoredChange, StoredSubscription } from '../../src/schema.ts';
+import type { SendItem } from '../transport.ts';
 import type { FailedChange, PendingChange, Subscription, SubscriptionFilter } from '../../src/types.ts';
 import type { StoreCore } from './core.ts';
 import { toSubscription } from './view.ts';
@@ -132,23 +133,20 @@ export function createReads({ db, read, together }: StoreCore) {
     },
 
     /**
-     * The guid to address a queued change to on the server (it follows chains from older guids) and the
-     * server's subscribed flag there, read from
-     * the change as stored now: the copy the push read may name a row a later guid change has re-keyed.
+     * The changes as the transport sends them: each with the guid to address on the server (it follows chains
+     * from older guids) and the server's subscribed flag there, read from the change as stored now (the copy the
+     * push read may name a row a later guid change has re-keyed), in one transaction; an add goes by its own.
      */
-    async address(change: StoredChange): Promise<{ guid: string; isSubscribed: boolean } | undefined> {
-      return read(() => addressIn(change));
-    },
-
-    /** `address` of several changes in one transaction (an upload's). */
-    async addresses(changes: readonly StoredChange[]): Promise<({ guid: string; isSubscribed: boolean } | undefined)[]> {
+    async sendItems(changes: readonly StoredChange[]): Promise<SendItem[]> {
       return read(async () => {
         // In bulk: the stored changes, then the rows (a row an alias leads away from is read again, by its key).
         const stored = await db.outbox.bulkGet(changes.map((c) => c.id!));
-        const current = changes.map((c, i) => stored[i] ?? c);
-        const rows = await db.subscriptions.bulkGet(current.map((c) => c.guid));
-        const out: ({ guid: string; isSubscribed: boolean } | undefined)[] = [];
-        for (let i = 0; i < current.length; i++) out.push(await addressIn(current[i]!, rows[i]));
+        const rows = await db.subscriptions.bulkGet(changes.map((c, i) => (stored[i] ?? c).guid));
+        const out: SendItem[] = [];
+        for (const [i, change] of changes.entries()) {
+          const server = change.kind === 'add' ? undefined : await addressIn(stored[i] ?? change, rows[i]);
+          out.push(server ? { change, target: server.guid, isSubscribed: server.isSubscribed } : { change, target: change.kind === 'add' ? change.serverGuid : undefined });
+        }
         return out;
       });
     },
