@@ -7,7 +7,7 @@ import { listen } from './listen.ts';
 import { notify } from './notify.ts';
 import { installErrorTransfer } from './transfer.ts';
 import { createStores } from './store.ts';
-import type { ClientOptions, Listener, StoreOptions, SyncApi, SyncEvents, SyncStatus, SyncStore } from './types.ts';
+import type { AddManyReport, ClientOptions, ExportOpmlOptions, Listener, StoreOptions, SyncApi, SyncEvents, SyncStatus, SyncStore } from './types.ts';
 
 /** The page side: the engine's methods, async over comlink, plus events. */
 export interface SyncClient extends SyncApi {
@@ -17,6 +17,13 @@ export interface SyncClient extends SyncApi {
   readonly worker: Worker;
   /** A reactive store of the local state for a UI, with a podcast's episodes when asked; the same store for the same podcast, as long as the client lives. */
   store(opts?: StoreOptions): SyncStore;
+  /**
+   * Read an OPML file's text (with the page's DOMParser) and `addMany` the feeds it names. Not XML, not OPML, over
+   * 8 MiB or over 10,000 outlines: `invalid`, nothing queued; entries without a usable feed URL are skipped.
+   */
+  importOpml(text: string): Promise<AddManyReport>;
+  /** The subscribed feeds as an OPML 2.0 document (`importOpml` reads it back to the same set). */
+  exportOpml(opts?: ExportOpmlOptions): Promise<string>;
 }
 
 function spawnWorker(): Worker {
@@ -27,7 +34,7 @@ function spawnWorker(): Worker {
 /** Calls harmless to make again: asked again of the next worker when the one answering them ended. */
 const READS = ['sync', 'subscriptions', 'subscription', 'deletion', 'pending', 'failed', 'episode', 'episodes'] as const;
 /** Local changes: one in flight when its worker ended may or may not have been saved, so it is not made twice. */
-const CHANGES = ['add', 'update', 'remove', 'retry', 'discard', 'setProgress', 'markPlayed', 'clear'] as const;
+const CHANGES = ['add', 'addMany', 'update', 'remove', 'retry', 'discard', 'setProgress', 'markPlayed', 'clear'] as const;
 type Forwarded = (typeof READS)[number] | (typeof CHANGES)[number];
 // Every method of the API is forwarded or has its own wrapper below; a new one must be placed.
 type Unplaced = Exclude<keyof SyncApi, Forwarded | 'status' | 'setAuth' | 'close'>;
@@ -182,6 +189,8 @@ export function createSyncClient(options: ClientOptions): SyncClient {
       return life.worker;
     },
     store: (opts) => (stores ??= createStores(client))(opts?.podcast),
+    importOpml: (text) => import('./opml-methods.ts').then((m) => m.importOpml(client, text)),
+    exportOpml: (opts) => import('./opml-methods.ts').then((m) => m.exportOpml(client, opts)),
     ...forwarded,
     status: () =>
       (call('status', []) as Promise<SyncStatus>)

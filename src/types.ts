@@ -305,6 +305,12 @@ export interface SyncApi {
   subscription(guid: string): Promise<Subscription | undefined>;
   /** Subscribe to a feed (POST); visible locally at once. */
   add(feedUrl: string, opts?: { guid?: string }): Promise<Subscription>;
+  /**
+   * Subscribe to every feed in the list not subscribed already, in one transaction with one `change` event (each
+   * queued as `add()` queues it). At most 10,000 URLs (`invalid` otherwise, nothing queued); URLs that are not
+   * http(s), or repeat one before, are skipped with a reason.
+   */
+  addMany(feedUrls: readonly string[]): Promise<AddManyReport>;
   /** Queue a change; resolves once it is durable, with the new local view. */
   update(guid: string, change: SubscriptionChange): Promise<Subscription>;
   /** Request deletion; the deletion job is polled until it settles. */
@@ -386,4 +392,39 @@ export interface SyncStore {
   getSnapshot(): SyncSnapshot;
   /** Call `listener` at once with the current snapshot and again with each new one. */
   subscribe(listener: SnapshotListener): Unsubscribe;
+}
+
+/** A feed for `exportOpml`: its URL, and the title the app knows it by (the protocols carry none). */
+export interface OpmlFeed {
+  feedUrl: string;
+  title?: string;
+}
+
+/**
+ * Why an address was not added: `not-a-feed-url` (not an absolute http(s) URL: `javascript:`, `file:`, relative),
+ * `duplicate` (named earlier in the same call), `no-feed-url` (an OPML entry without `xmlUrl`, not a folder).
+ */
+export type SkipReason = 'not-a-feed-url' | 'duplicate' | 'no-feed-url';
+
+/** An address passed over, with why (`url` as it was given; absent when the entry named none). */
+export interface OpmlSkip {
+  url?: string;
+  reason: SkipReason;
+}
+
+/** What `addMany` and `importOpml` did: the feed URLs subscribed now, those the store had already, those passed over. */
+export interface AddManyReport {
+  added: string[];
+  alreadyThere: string[];
+  skipped: OpmlSkip[];
+}
+
+/** Options of `exportOpml`. */
+export interface ExportOpmlOptions {
+  /** The document's `<title>` (default "Podcast subscriptions"). */
+  title?: string;
+  /** Each feed's title (the protocols carry none): a record from feed URL to title, or a function; the URL where absent. */
+  titles?: Readonly<Record<string, string>> | ((feedUrl: string) => string | undefined);
+  /** The document's `<dateCreated>` (default now). */
+  date?: Date;
 }

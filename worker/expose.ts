@@ -13,6 +13,7 @@ const FORWARDED = [
   'subscriptions',
   'subscription',
   'add',
+  'addMany',
   'update',
   'remove',
   'deletion',

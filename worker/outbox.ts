@@ -139,19 +139,31 @@ export async function push(ctx: PushContext): Promise<PushResult> {
         answered ||= settled.includes('done');
         continue;
       }
+      const units = requests(due, ctx.transport.addsPerRequest ?? 1);
       let cursor = 0;
       const worker = async () => {
-        while (cursor < due.length && !ctx.halted()) {
-          const [settled] = await sendBatch(ctx, [due[cursor++]!]);
-          count(settled!);
-        }
+        while (cursor < units.length && !ctx.halted()) (await sendBatch(ctx, units[cursor++]!)).forEach(count);
       };
-      await Promise.all(Array.from({ length: Math.min(ctx.concurrency, due.length) }, worker));
+      await Promise.all(Array.from({ length: Math.min(ctx.concurrency, units.length) }, worker));
     } finally {
       // What was not sent (halted, or gone from the queue) is free again.
       for (const c of taken) ctx.inFlight.delete(c.id!);
     }
   }
+}
+
+/** The changes each request of a protocol that sends them one each carries: adds `size` at a time, the rest alone. */
+function requests(due: StoredChange[], size: number): StoredChange[][] {
+  const out: StoredChange[][] = [];
+  let adds: StoredChange[] = [];
+  for (const c of due) {
+    if (c.kind !== 'add' || size < 2) out.push([c]);
+    else {
+      if (!adds.length || adds.length >= size) out.push((adds = []));
+      adds.push(c);
+    }
+  }
+  return out;
 }
 
 /** Send changes (marked in flight by the caller) in one transport call and settle each outcome. */

@@ -98,6 +98,8 @@ export interface Transport {
   readonly protocol: string;
   /** How queued changes travel: a request each (several at once), or all ready ones in one request. */
   readonly batching: 'each' | 'all';
+  /** With `each`: how many adds may share one request (the others still go one each). */
+  readonly addsPerRequest?: number;
   /** Whether a subscription's guid can be changed. */
   readonly guidChanges: boolean;
   /** Where a subscription's guid is its feed URL (gPodder): the guid for a feed URL. */

@@ -9,7 +9,7 @@ import { reader, whenBound, writer } from './binding.ts';
 import type { EngineContext } from './context.ts';
 import { episodeMethods, emitEpisodes } from './episodes.ts';
 import { emit, emitChange } from './events.ts';
-import { checkChange, checkDeletionId, checkFeedUrl, checkFilter, checkGuid } from './input.ts';
+import { checkChange, checkDeletionId, checkFeedUrl, checkFeedUrls, checkFilter, checkGuid } from './input.ts';
 import { background, cancelAll, requestSync, schedulePush } from './schedule.ts';
 import { idlePhase, setPhase, snapshot } from './status.ts';
 import { pullSoon } from './poll.ts';
@@ -88,6 +88,12 @@ export function createApi(ctx: EngineContext): Omit<SyncEngine, 'onLastChance'> 
         guid = guidFor(url);
       }
       return local(ctx, (s) => s.add(url, guid, clock.now(), state.inFlight));
+    },
+
+    async addMany(feedUrls: readonly string[]) {
+      const { feeds, skipped } = checkFeedUrls(feedUrls);
+      const report = await local(ctx, (s) => s.addMany(feeds, ctx.transport.guidFor, clock.now(), state.inFlight), true);
+      return { ...report, skipped };
     },
 
     async update(guid: string, change: SubscriptionChange) {

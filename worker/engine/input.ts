@@ -1,6 +1,6 @@
 // Checks of what the app passes in: a bad argument is refused with `invalid` before anything is queued.
 import { SyncError } from '../../src/errors.ts';
-import type { SubscriptionChange, SubscriptionFilter } from '../../src/types.ts';
+import type { OpmlSkip, SubscriptionChange, SubscriptionFilter } from '../../src/types.ts';
 import { feedUrlOf } from '../feed-url.ts';
 import { isGuid } from '../guid.ts';
 
@@ -44,4 +44,22 @@ export function checkFilter(filter: SubscriptionFilter | undefined): Subscriptio
     throw new SyncError('invalid', 'filter.guids must be an array of guids');
   }
   return filter;
+}
+
+/** The most feed URLs one `addMany` takes: an OPML file's outline bound (`MAX_OPML_OUTLINES`). */
+export const MAX_ADD_MANY = 10_000;
+
+/** `addMany`'s list: the feed URLs to add (each once, trimmed), and those passed over with why. */
+export function checkFeedUrls(urls: unknown): { feeds: string[]; skipped: OpmlSkip[] } {
+  if (!Array.isArray(urls) || urls.length > MAX_ADD_MANY)
+    throw new SyncError('invalid', `addMany takes an array of at most ${MAX_ADD_MANY} feed URLs: split a longer list into several calls`);
+  const feeds = new Set<string>();
+  const skipped: OpmlSkip[] = [];
+  for (const raw of urls as unknown[]) {
+    const url = feedUrlOf(raw);
+    if (url === undefined) skipped.push({ url: String(raw), reason: 'not-a-feed-url' });
+    else if (feeds.has(url)) skipped.push({ url, reason: 'duplicate' });
+    else feeds.add(url);
+  }
+  return { feeds: [...feeds], skipped };
 }

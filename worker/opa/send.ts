@@ -1,4 +1,5 @@
-// Open Podcast API push: one request per queued change (POST adds, PATCH updates, DELETE and its job).
+// Open Podcast API push: adds share a POST (its body takes a list), every other change has a request of its own
+// (PATCH updates, DELETE and its job).
 import { SyncError, isSyncError } from '../../src/errors.ts';
 import { isGuid } from '../guid.ts';
 import { lastChanceRequest, type Http } from '../http.ts';
@@ -45,29 +46,43 @@ export function lastChanceOpa(items: readonly SendItem[]): LastChanceRequest[] {
   return out;
 }
 
-/** Send one change; every `SyncError` becomes an outcome (the outbox classifies it). */
-export async function sendOpa(http: Http, item: SendItem): Promise<SendOutcome> {
+/** Send one change, or adds in one POST; every `SyncError` becomes an outcome (the outbox classifies it). */
+export async function sendOpa(http: Http, items: readonly SendItem[]): Promise<SendOutcome[]> {
   try {
-    return await request(http, item);
+    return items[0]!.change.kind === 'add' ? await postAdds(http, items) : [await request(http, items[0]!)];
   } catch (error) {
-    if (isSyncError(error)) return { type: 'error', error };
+    if (isSyncError(error)) return items.map(() => ({ type: 'error', error }));
     throw error;
   }
 }
 
-async function request(http: Http, { change, target }: SendItem): Promise<SendOutcome> {
-  if (change.kind === 'add') {
-    const body = { subscriptions: [{ feed_url: change.feedUrl!, ...(change.addGuid ? { guid: change.addGuid } : {}) }] };
-    const response = await http.request('POST', http.url('subscriptions'), body);
-    const result = read(response, parseAddResult);
-    const item = result.success.find((s) => s.feed_url === change.feedUrl) ?? result.success[0];
-    if (!item) {
-      const refusal = result.failure[0];
-      throw new SyncError('invalid', `POST /subscriptions: ${refusal?.message ?? 'nothing added'}`, { status: response.status });
-    }
-    return { type: 'added', entry: toAddedEntry(item) };
+/**
+ * Adds in one `POST /subscriptions`, each settled by its own entry in the answer (`success` or `failure`, found
+ * by feed URL; by place when every one succeeded, as a server that rewrites URLs answers). A 413 (the body too
+ * large for the server) sends each half on its own.
+ */
+async function postAdds(http: Http, items: readonly SendItem[]): Promise<SendOutcome[]> {
+  const body = { subscriptions: items.map(({ change }) => ({ feed_url: change.feedUrl!, ...(change.addGuid ? { guid: change.addGuid } : {}) })) };
+  let response;
+  try {
+    response = await http.request('POST', http.url('subscriptions'), body);
+  } catch (error) {
+    if (!isSyncError(error) || error.status !== 413 || items.length < 2) throw error;
+    const half = items.length >> 1;
+    return [...(await sendOpa(http, items.slice(0, half))), ...(await sendOpa(http, items.slice(half)))];
   }
+  const { success, failure } = read(response, parseAddResult);
+  return items.map(({ change }, i): SendOutcome => {
+    const added = success.find((s) => s.feed_url === change.feedUrl) ?? (success.length === items.length ? success[i] : undefined);
+    if (added) return { type: 'added', entry: toAddedEntry(added) };
+    const refusal = failure.find((f) => f.feed_url === change.feedUrl) ?? (items.length > 1 ? undefined : failure[0]);
+    // Named in neither list of a shared answer: unknown whether it was added; a pull will say (a POST is safe to repeat).
+    if (!refusal && items.length > 1) return { type: 'error', error: new SyncError('bad-response', `POST /subscriptions: the answer does not name ${change.feedUrl}`, { status: response.status }) };
+    return { type: 'error', error: new SyncError('invalid', `POST /subscriptions: ${refusal?.message ?? 'nothing added'}`, { status: response.status }) };
+  });
+}
 
+async function request(http: Http, { change, target }: SendItem): Promise<SendOutcome> {
   if (change.state === 'deleting' && change.deletionId !== undefined) {
     const response = await http.request('GET', http.url(`deletions/${change.deletionId}`));
     const status = read(response, parseDeletion);

@@ -49,32 +49,55 @@ function viewIn(ws: Workset, key: string): Subscription {
 /** The store's local edits; `newGuid` names a local add before the server has named it. */
 export function createEdits(core: StoreCore, newGuid: () => string) {
   const { db, edit } = core;
+  /** Queue an add in `ws`: into a queued add not sent yet, else a new entry (re-subscribing the row `sameFeed` names). */
+  async function addIn(ws: Workset, feedUrl: string, guid: string | undefined, sameFeed: string | undefined, now: number, inFlight: ReadonlySet<number>) {
+    const candidate = guid ?? sameFeed ?? newGuid();
+    await ws.preload([candidate]);
+    const key = ws.resolve(candidate);
+    const row = ws.row(key);
+    const changes = ws.changes(key);
+    const last = changes[changes.length - 1];
+    // Not into an add held behind a deletion: this add comes after it, and must survive it.
+    if (row && !row.base && last?.kind === 'add' && last.state === 'queued' && !last.sent && !last.held && !inFlight.has(last.id ?? -1)) {
+      last.feedUrl = feedUrl;
+      last.version++;
+      return ws.putChange(last);
+    }
+    if (!row) ws.createRow(key);
+    const fields: Pick<StoredChange, 'guid' | 'kind'> & Partial<StoredChange> = { guid: key, kind: 'add', feedUrl };
+    if (guid !== undefined) fields.addGuid = guid;
+    if (row?.base) fields.serverGuid = row.base.guid;
+    return ws.putChange(queued(fields, now));
+  }
   return {
     /** Queue an add; re-subscribes an existing row with that guid or feed URL. */
     async add(feedUrl: string, guid: string | undefined, now: number, inFlight: ReadonlySet<number>) {
-      return edit(async (ws) => viewIn(ws, await addIn(ws)));
-      async function addIn(ws: Workset): Promise<string> {
-        const sameFeed = guid === undefined ? (await db.subscriptions.toArray()).find((r) => r.feedUrl === feedUrl) : undefined;
-        const candidate = guid ?? sameFeed?.guid ?? newGuid();
-        await ws.preload([candidate]);
-        const key = ws.resolve(candidate);
-        const row = ws.row(key);
-        const changes = ws.changes(key);
-        const last = changes[changes.length - 1];
-        // Not into an add held behind a deletion: this add comes after it, and must survive it.
-        if (row && !row.base && last?.kind === 'add' && last.state === 'queued' && !last.sent && !last.held && !inFlight.has(last.id ?? -1)) {
-          last.feedUrl = feedUrl;
-          last.version++;
-          return ws.putChange(last);
-        }
-        if (!row) ws.createRow(key);
-        const fields: Pick<StoredChange, 'guid' | 'kind'> & Partial<StoredChange> = { guid: key, kind: 'add', feedUrl };
-        if (guid !== undefined) fields.addGuid = guid;
-        if (row?.base) fields.serverGuid = row.base.guid;
-        return ws.putChange(queued(fields, now));
-      }
+      return edit(async (ws) => {
+        const sameFeed = guid === undefined ? (await db.subscriptions.toArray()).find((r) => r.feedUrl === feedUrl)?.guid : undefined;
+        return viewIn(ws, await addIn(ws, feedUrl, guid, sameFeed, now, inFlight));
+      });
     },
 
+    /**
+     * Queue an add for each feed URL (distinct, checked) not subscribed already, in one unit of work: the same
+     * rows and queue entries `add` writes. `guidFor` names them where the protocol keys a subscription by URL.
+     */
+    async addMany(feedUrls: readonly string[], guidFor: ((url: string) => string) | undefined, now: number, inFlight: ReadonlySet<number>) {
+      return edit(async (ws) => {
+        const byFeed = new Map((await db.subscriptions.toArray()).map((r) => [r.feedUrl, r.guid]));
+        const report = { added: [] as string[], alreadyThere: [] as string[] };
+        await ws.preload(feedUrls.map((url) => guidFor?.(url) ?? byFeed.get(url)).filter((g) => g !== undefined));
+        for (const url of feedUrls) {
+          const guid = guidFor?.(url);
+          const known = guid ?? byFeed.get(url);
+          const row = known === undefined ? undefined : ws.row(ws.resolve(known));
+          const there = row && row.isSubscribed && row.deleted === undefined;
+          if (!there) await addIn(ws, url, guid, guid === undefined ? known : undefined, now, inFlight);
+          report[there ? 'alreadyThere' : 'added'].push(url);
+        }
+        return report;
+      });
+    },
     /** Queue a change to an existing subscription, coalescing with a queued one not in flight. */
     async update(guid: string, change: SubscriptionChange, now: number, inFlight: ReadonlySet<number>) {
       return edit(async (ws) => viewIn(ws, await updateIn(ws)));
