@@ -38,19 +38,16 @@ export class SyncError extends Error {
   /** A typed error: `code`, a message that says what happened and what to do, and the HTTP details in `init`. */
   constructor(code: SyncErrorCode, message: string, init: SyncErrorInit = {}) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
+    // Both are own fields either way (class fields): absent ones stay undefined.
     this.code = code;
-    if (init.status !== undefined) this.status = init.status;
-    if (init.retryAfter !== undefined) this.retryAfter = init.retryAfter;
+    this.status = init.status;
+    this.retryAfter = init.retryAfter;
   }
 }
 
 /** True for a `SyncError`, also one rebuilt on the other side of the worker boundary or from another realm. */
 export function isSyncError(value: unknown): value is SyncError {
-  if (value instanceof SyncError) return true;
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    (value as { name?: unknown }).name === 'SyncError' &&
-    typeof (value as { code?: unknown }).code === 'string'
-  );
+  // An instance carries both too (`name` is its own field); a primitive has neither.
+  const v = value as { name?: unknown; code?: unknown } | null | undefined;
+  return v?.name === 'SyncError' && typeof v.code === 'string';
 }

@@ -24,21 +24,13 @@ interface PlainRow {
 function isPlain(row: StoredSubscription): boolean {
   const base = row.base;
   return (
-    base !== undefined &&
     row.pending === 0 &&
     !row.hasFailed &&
-    base.guid === row.guid &&
+    base?.guid === row.guid &&
     base.feedUrl === row.feedUrl &&
     base.isSubscribed === row.isSubscribed &&
     base.deleted === row.deleted
   );
-}
-
-/** Whether `text` is exactly how `Date#toISOString` writes `ms`. */
-function isIsoOf(text: string, ms: number): boolean {
-  // Cheap checks first: most strings that are not the one are told apart by their length or last digits.
-  if (text.length !== 24 || !Number.isFinite(ms) || ms < 0 || ms > 253402300799999) return false;
-  return new Date(ms).toISOString() === text;
 }
 
 /** The stored form of a row (plain rows compacted, others as they are). */
@@ -48,8 +40,8 @@ export function encodeRow(row: StoredSubscription): StoredSubscription | PlainRo
   const out: PlainRow = { guid: row.guid, url: base.feedUrl, sub: base.isSubscribed, at: base.at };
   if (base.dataAt !== base.at) out.da = base.dataAt;
   const sc = base.subscriptionChanged;
-  if (sc === undefined) out.sc = '';
-  else if (out.da !== undefined || !isIsoOf(sc, base.at)) out.sc = sc;
+  // `toJSON` is `toISOString` giving null for a time no Date can hold (where that throws): never the string.
+  if (out.da !== undefined || new Date(base.at).toJSON() !== sc) out.sc = sc ?? '';
   if (base.guidChanged !== undefined) out.gc = base.guidChanged;
   if (base.deleted !== undefined) out.del = base.deleted;
   return out;
@@ -58,13 +50,14 @@ export function encodeRow(row: StoredSubscription): StoredSubscription | PlainRo
 /** The full row from its stored form. */
 export function decodeRow(stored: StoredSubscription | PlainRow | undefined): StoredSubscription | undefined {
   if (!stored || !('url' in stored)) return stored;
-  const base: ServerBase = { guid: stored.guid, feedUrl: stored.url, isSubscribed: stored.sub, at: stored.at, dataAt: stored.da ?? stored.at };
-  if (stored.sc === undefined) base.subscriptionChanged = new Date(stored.at).toISOString();
-  else if (stored.sc !== '') base.subscriptionChanged = stored.sc;
+  const { guid, url: feedUrl, sub: isSubscribed, at, del } = stored;
+  const base: ServerBase = { guid, feedUrl, isSubscribed, at, dataAt: stored.da ?? at };
+  // None stored: `at` as an ISO string; `""`: the entry had none.
+  const sc = stored.sc ?? new Date(at).toJSON();
+  if (sc) base.subscriptionChanged = sc;
   if (stored.gc !== undefined) base.guidChanged = stored.gc;
-  if (stored.del !== undefined) base.deleted = stored.del;
-  const row: StoredSubscription = { guid: stored.guid, feedUrl: stored.url, isSubscribed: stored.sub, pending: 0, base };
-  if (stored.del !== undefined) row.deleted = stored.del;
+  const row: StoredSubscription = { guid, feedUrl, isSubscribed, pending: 0, base };
+  if (del !== undefined) row.deleted = base.deleted = del;
   return row;
 }
 

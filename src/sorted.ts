@@ -1,18 +1,6 @@
-// A sorted list patched in place: the store puts the few rows a change re-read at their places by binary
-// search (the subscriptions by guid, IndexedDB's order; a podcast's episodes in the engine's order) instead of
-// merging and sorting the whole list.
-
-/** The index of the first row of `list` (ordered so) that `below` is false for (`list.length` when none). */
-export function lowerBound<T>(list: readonly T[], below: (row: T) => boolean): number {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (below(list[mid]!)) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
+// A sorted list patched in place: the store puts the few rows a change re-read at their places (the
+// subscriptions by guid, IndexedDB's order; a podcast's episodes in the engine's order) instead of merging and
+// sorting the whole list.
 
 /** A row a change named: where it is in a list now (-1: not there), and what it becomes (undefined: gone). */
 export type Named<T> = [find: (list: readonly T[]) => number, row: T | undefined];
@@ -32,7 +20,11 @@ export function patch<T>(list: readonly T[], named: readonly Named<T>[], before:
     if (now === was) continue;
     out ??= list.slice();
     if (was) out.splice(index, 1);
-    if (now) out.splice(lowerBound(out, (r) => before(r, now)), 0, now);
+    // Its place by a scan, as finding the row was: the splice moves as many rows anyway.
+    if (now) {
+      const place = out.findIndex((r) => !before(r, now));
+      out.splice(place < 0 ? out.length : place, 0, now);
+    }
   }
   return out ? Object.freeze(out) : list;
 }
