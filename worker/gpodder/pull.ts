@@ -64,7 +64,8 @@ export const CLOCK_JUMP = 300;
  * the old add, or the old add comes back after the listing applied the remove. Its full listing nets every
  * action, so it is exact: nothing is said again, and until its clock passes `behind` each pull reads the full
  * listing instead of windows (one request, as a window is). A server that hides what it stamped ahead (mygpo
- * bounds every answer by its "now") keeps the windows, and the listing's hidden rows are said again.
+ * bounds every answer by its "now") keeps the windows, each word of which stands only where its full listing,
+ * read with them, says the same; the listing's hidden rows are said again.
  */
 export async function pullGpodder(http: Http, path: string, sink: PullSink, memo: PullMemo = { marks: [], offset: 0 }, now = 0): Promise<PullResult> {
   const { marks } = memo;
