@@ -102,4 +102,36 @@ describe('a server whose clock was set back (issue 34)', () => {
     expect(sinces(s)[0]).toBeGreaterThan(1_700_000_000);
     expect(await subscribed(e)).toEqual([feed(1), feed(2), feed(3)]);
   });
+  // gPodder chaos seed 820: while the clock is back, it passes again what was stamped before the step. mygpo nets a
+  // window by stamps, so a window from after the step holds the old subscribe and not the remove made since (the
+  // remove's stamp is before the window): read as it is, the feed would come back.
+  for (const how of ["another device's remove", "this device's move"] as const) {
+    it(`mygpo, hiding what it stamped ahead: ${how} after the step holds once the clock passes the old subscribe again`, async () => {
+      const clock = { now: 1_700_000_000_000 };
+      const s = await gpodder('mygpo', 'hidden', clock);
+      const e = engine(s);
+      s.foreign.add([feed(1), feed(2)]);
+      await e.sync();
+      clock.now += 600_000;
+      // Subscribed at T, then the server gives later times (up to T + 2 min) before its clock goes back 5 min.
+      if (how === "this device's move") await e.add(feed(4));
+      else s.foreign.add([feed(4)]);
+      await e.sync();
+      clock.now += 120_000;
+      await e.sync();
+      clock.now -= 300_000;
+      if (how === "this device's move") await e.update(feed(4), { feedUrl: feed(5) });
+      else s.foreign.remove([feed(4)]);
+      await e.sync();
+      await settle(e);
+      // The clock passes T again, not yet T + 2 min: a window from after the step holds the subscribe at T alone.
+      clock.now += 200_000;
+      await e.sync();
+      await e.sync();
+      const mine = s.subscribed({ device: 'web-player' }).sort();
+      expect(mine).toEqual(how === "this device's move" ? [feed(1), feed(2), feed(5)] : [feed(1), feed(2)]);
+      expect(await subscribed(e)).toEqual(mine);
+      expect(await e.pending()).toEqual([]);
+    });
+  }
 });

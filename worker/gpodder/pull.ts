@@ -64,7 +64,8 @@ export const CLOCK_JUMP = 300;
  * the old add, or the old add comes back after the listing applied the remove. Its full listing nets every
  * action, so it is exact: nothing is said again, and until its clock passes `behind` each pull reads the full
  * listing instead of windows (one request, as a window is). A server that hides what it stamped ahead (mygpo
- * bounds every answer by its "now") keeps the windows, and the listing's hidden rows are said again.
+ * bounds every answer by its "now") keeps the windows, each word of which stands only where its full listing,
+ * read with them, says the same; the listing's hidden rows are said again.
  */
 export async function pullGpodder(http: Http, path: string, sink: PullSink, memo: PullMemo = { marks: [], offset: 0 }, now = 0): Promise<PullResult> {
   const { marks } = memo;
@@ -106,6 +107,14 @@ export async function pullGpodder(http: Http, path: string, sink: PullSink, memo
   if (!(behind! > newest(answers))) behind = full = undefined;
   const entries = new Map<string, RemoteEntry>();
   for (const changes of answers) collect(changes, entries, offset, stepped);
+  if (behind !== undefined && !stepped) {
+    // Windows from a server that hides what it stamped ahead, while its clock is behind: as it passes the stamps
+    // from before the step again, a window holds old actions without later ones stamped before the window (a
+    // subscribe from before the step comes back over a remove made after it: gPodder seed 820). The listing nets
+    // them all: a window's word stands only where it says the same (a later change shows in the next window).
+    const list = (await ask(http, path, [0]))![0]!;
+    for (const [url, e] of entries) if (e.isSubscribed !== list.add.includes(e.newGuid ?? url)) entries.delete(url);
+  }
   // The next `since` is the newest answer's own clock (never the old cursor: that one may be a reset server's past).
   const cursor = newest(answers) * 1000;
   // Everything since 0 is the whole list: a row it does not name has no record on the server (into an empty
