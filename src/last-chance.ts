@@ -6,6 +6,7 @@
 // acknowledged, so every request in a copy is one that is harmless to send twice.
 import { authHeader } from './auth-header.ts';
 import { listen } from './listen.ts';
+import { notify } from './notify.ts';
 import type { LastChanceRequest } from './protocol.ts';
 import type { Auth, LastChanceSent } from './types.ts';
 
@@ -19,7 +20,7 @@ export interface LastChance {
   close(): void;
 }
 
-type FetchLater = (input: string, init: RequestInit & { activateAfter?: number }) => unknown;
+type FetchLater = (input: URL, init: RequestInit & { activateAfter?: number }) => unknown;
 
 /** Where the copy goes and with which credentials; `onSend` as `ClientOptions.onLastChance`. */
 export interface LastChanceOptions {
@@ -38,19 +39,21 @@ export function createLastChance(options: LastChanceOptions): LastChance {
   let deferred: AbortController | undefined;
   const fetchLater = (globalThis as { fetchLater?: FetchLater }).fetchLater;
 
-  const init = (request: LastChanceRequest): [string, RequestInit] => {
+  const init = (request: LastChanceRequest): [URL, RequestInit] => {
     const headers: Record<string, string> = { ...request.headers };
     const credentials = authHeader(auth);
     if (credentials) headers[credentials[0]] = credentials[1];
-    const body = request.body === undefined ? {} : { body: request.body };
     // Credentials go to the base origin only, as the worker's own requests: a redirect is not followed; cookies
     // only to the page's own origin (a gPodder session), fetch's default.
-    return [new URL(request.path, base).href, { method: request.method, headers, ...body, keepalive: true, cache: 'no-store', redirect: 'error' }];
+    return [new URL(request.path, base), { method: request.method, headers, body: request.body, keepalive: true, cache: 'no-store', redirect: 'error' }];
   };
 
-  const defer = () => {
+  const drop = () => {
     deferred?.abort();
     deferred = undefined;
+  };
+  const defer = () => {
+    drop();
     if (!fetchLater || !copy.length) return;
     const controller = new AbortController();
     try {
@@ -69,8 +72,7 @@ export function createLastChance(options: LastChanceOptions): LastChance {
     if (sent || !copy.length) return;
     sent = true;
     // The deferred copy would go too: the same requests, twice in the 64 KiB a page may have in flight.
-    deferred?.abort();
-    deferred = undefined;
+    drop();
     // Offline, nothing can go: the outbox keeps it all for the next open.
     if (globalThis.navigator?.onLine === false) return;
     let bytes = 0;
@@ -78,14 +80,12 @@ export function createLastChance(options: LastChanceOptions): LastChance {
       bytes += new TextEncoder().encode(request.body ?? '').length;
       void fetch(...init(request)).catch(() => undefined);
     }
-    try {
-      options.onSend?.({ requests: copy.length, bytes, reason });
-    } catch {
-      // The app's log must not keep the page from going.
-    }
+    // The app's log must not keep the page from going: a throw is reported, never passed on.
+    if (options.onSend) notify(options.onSend, { requests: copy.length, bytes, reason });
   };
 
-  const onHide = (event: Event) => send(event.type === 'freeze' ? 'freeze' : 'pagehide');
+  // Only `pagehide` and `freeze` are listened to with it: the event's type is the reason.
+  const onHide = (event: Event) => send(event.type as LastChanceSent['reason']);
   const onBack = () => {
     sent = false;
     defer();
@@ -109,8 +109,7 @@ export function createLastChance(options: LastChanceOptions): LastChance {
     },
     close() {
       unlisten();
-      deferred?.abort();
-      deferred = undefined;
+      drop();
       copy = [];
     },
   };
