@@ -4,7 +4,7 @@
 // keeps the IndexedDB transaction alive: a long chain of awaits can let it commit early.
 import type { SyncDatabase } from '../../src/schema.ts';
 import { createRow, deleteChange, putChange, setBase } from './workset-derive.ts';
-import { flush, written } from './workset-flush.ts';
+import { flush } from './workset-flush.ts';
 import { loadChange, preload } from './workset-load.ts';
 import { alias, changes, createWorksetState, resolve, row, unalias, type FeedsMoved } from './workset-state.ts';
 import type { ServerBase, StoredChange, StoredSubscription } from '../../src/schema.ts';
@@ -62,7 +62,7 @@ export function createWorkset(db: SyncDatabase, absent: (key: string) => boolean
     alias: (from, to) => alias(st, from, to),
     unalias: (guid) => unalias(st, guid),
     flush: () => flush(st),
-    written: () => written(st),
+    written: () => st.writtenKeys,
     moved: () => st.movedEpisodes,
   };
 }
