@@ -94,7 +94,7 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
           // Saved through the run's store: marks of an upload must not land in a store wiped meanwhile.
           memo: { load: () => store.transportMemo(), save: (value) => (ctx.runs.store ?? store).setTransportMemo(value) },
         });
-  const binding = { server: opts.server, protocol: transport.protocol, ...(opts.account !== undefined ? { account: opts.account } : {}) };
+  const binding = { server: opts.server, protocol: transport.protocol, ...(opts.account !== undefined && { account: opts.account }) };
   const ctx: EngineContext = {
     opts,
     clock,
@@ -121,7 +121,7 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
   // session's cookie is the browser's, so that store needs none from it).
   if (options.backgroundSync) {
     const { dbName, baseUrl, protocol, device, account } = opts;
-    void rememberStore({ dbName, baseUrl, protocol, device, ...(account !== undefined ? { account } : {}), authed: !!opts.auth && opts.auth.type != 'session' }).catch(() => undefined);
+    void rememberStore({ dbName, baseUrl, protocol, device, ...(account !== undefined && { account }), authed: !!opts.auth && opts.auth.type != 'session' }).catch(() => undefined);
   }
   ctx.channel.post({ type: 'hello' });
   startPolling(ctx);

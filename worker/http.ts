@@ -223,7 +223,7 @@ export function createHttp(options: HttpOptions): Http {
       // Not transient: the same request gets the same answer until baseUrl names where the server went.
       const where = originOf(response.headers.get('Location'), target);
       throw new SyncError('bad-response', `${label}: the server redirected${where ? ` to ${where}` : ''} (${status || 'opaque'}); redirects are not followed`, {
-        ...(status ? { status } : {}),
+        ...(status && { status }),
       });
     }
     const over = streamed ? streamed.over : response.ok && read.over;

@@ -47,7 +47,7 @@ async function local<T>(ctx: EngineContext, edit: (store: Store) => Promise<{ re
 async function localEpisode(ctx: EngineContext, edit: (store: Store) => Promise<EpisodeState>): Promise<EpisodeState> {
   alive(ctx);
   const state = await typed(() => edit(writer(ctx)));
-  emitEpisodes(ctx, [{ podcast: state.podcast, episode: state.episode, ...(state.guid !== undefined ? { guid: state.guid } : {}) }]);
+  emitEpisodes(ctx, [{ podcast: state.podcast, episode: state.episode, ...(state.guid !== undefined && { guid: state.guid }) }]);
   if (ctx.leadership.isLeader) schedulePush(ctx);
   else ctx.channel.post({ type: 'queued' });
   await ctx.lastChanceTold?.();

@@ -155,7 +155,7 @@ function collect(changes: WireChanges, entries: Map<string, RemoteEntry>, offset
   const stamp = formatTimestamp(changes.timestamp * 1000);
   const at = changes.timestamp * 1000 + offset;
   const put = (url: string, isSubscribed: boolean) =>
-    entries.set(url, { guid: url, feedUrl: url, isSubscribed, subscriptionChanged: stamp, at, dataAt: at, standalone: true, ...(authoritative ? { authoritative } : {}) });
+    entries.set(url, { guid: url, feedUrl: url, isSubscribed, subscriptionChanged: stamp, at, dataAt: at, standalone: true, ...(authoritative && { authoritative }) });
   for (const url of changes.add) put(url, true);
   // A URL in both lists (a server that does not net them out) ends removed, as opodsync stores it.
   for (const url of changes.remove) put(url, false);

@@ -137,8 +137,8 @@ async function drainOnce(options: OpaPullOptions, sink: PullSink, since: string 
       inflight.catch(() => undefined);
     }
     const complete = isLast && consistent;
-    await sink.apply(page.entries, complete ? { cursor, ...(listed ? { listed } : {}), ...(tail === undefined ? {} : { tail }) } : undefined);
-    sink.progress({ pages, entries: seen.size, ...(totals.size ? { total: page.total } : {}) });
+    await sink.apply(page.entries, complete ? { cursor, ...(listed && { listed }), ...(tail === undefined ? {} : { tail }) } : undefined);
+    sink.progress({ pages, entries: seen.size, ...(totals.size && { total: page.total }) });
     if (isLast) return consistent;
   }
   return true;

@@ -62,7 +62,7 @@ export async function sendOpa(http: Http, items: readonly SendItem[]): Promise<S
  * large for the server) sends each half on its own.
  */
 async function postAdds(http: Http, items: readonly SendItem[]): Promise<SendOutcome[]> {
-  const body = { subscriptions: items.map(({ change }) => ({ feed_url: change.feedUrl!, ...(change.addGuid ? { guid: change.addGuid } : {}) })) };
+  const body = { subscriptions: items.map(({ change }) => ({ feed_url: change.feedUrl!, ...(change.addGuid && { guid: change.addGuid }) })) };
   let response;
   try {
     response = await http.request('POST', http.url('subscriptions'), body);

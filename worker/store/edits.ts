@@ -9,9 +9,15 @@ import { changesNothing, fold, keyFor, toSubscription } from './view.ts';
 import { harmless } from './delivery.ts';
 import type { Workset } from './workset.ts';
 
-/** A fresh queue entry. */
-export function queued(fields: Pick<StoredChange, 'guid' | 'kind'> & Partial<StoredChange>, now: number): StoredChange {
-  return { state: 'queued', version: 1, attempts: 0, notBefore: 0, createdAt: now, actionId: crypto.randomUUID(), ...fields };
+/** A fresh queue entry; on a row the server knows (`base`), it names the server's guid. */
+export function queued(fields: Pick<StoredChange, 'guid' | 'kind'> & Partial<StoredChange>, now: number, base?: ServerBase): StoredChange {
+  return { state: 'queued', version: 1, attempts: 0, notBefore: 0, createdAt: now, actionId: crypto.randomUUID(), ...(base && { serverGuid: base.guid }), ...fields };
+}
+
+/** Write a queued change edited in place (a new version); returns its row's key. */
+function rewrite(ws: Workset, change: StoredChange): string {
+  change.version++;
+  return ws.putChange(change);
 }
 
 /** A row's state before its queued changes after `earlier` (its guid unknown without a server base). */
@@ -33,8 +39,7 @@ function foldFollowers(ws: Workset, key: string, inFlight: ReadonlySet<number>):
     const flagOnly = last?.kind === 'update' && last.change?.feedUrl === undefined && last.change?.guid === undefined;
     if (!flagOnly || !free(last) || !free(prev) || prev.kind !== 'update') return changes;
     prev.change = { ...prev.change, ...last.change };
-    prev.version++;
-    ws.putChange(prev);
+    rewrite(ws, prev);
     ws.deleteChange(last);
   }
 }
@@ -60,14 +65,10 @@ export function createEdits(core: StoreCore, newGuid: () => string) {
     // Not into an add held behind a deletion: this add comes after it, and must survive it.
     if (row && !row.base && last?.kind === 'add' && last.state === 'queued' && !last.sent && !last.held && !inFlight.has(last.id ?? -1)) {
       last.feedUrl = feedUrl;
-      last.version++;
-      return ws.putChange(last);
+      return rewrite(ws, last);
     }
     if (!row) ws.createRow(key);
-    const fields: Pick<StoredChange, 'guid' | 'kind'> & Partial<StoredChange> = { guid: key, kind: 'add', feedUrl };
-    if (guid !== undefined) fields.addGuid = guid;
-    if (row?.base) fields.serverGuid = row.base.guid;
-    return ws.putChange(queued(fields, now));
+    return ws.putChange(queued({ guid: key, kind: 'add', feedUrl, ...(guid !== undefined && { addGuid: guid }) }, now, row?.base));
   }
   return {
     /** Queue an add; re-subscribes an existing row with that guid or feed URL. */
@@ -117,19 +118,17 @@ export function createEdits(core: StoreCore, newGuid: () => string) {
         // A move that may have reached the server is kept as sent; a further move queues behind it.
         if (editable && last.kind === 'update' && !(last.sent && last.change?.guid !== undefined && wanted.guid !== undefined)) {
           last.change = { ...last.change, ...wanted };
-          last.version++;
           // Folded back to the state before it (the server's, when it is the only one) and never handed out (by any
           // context: its stored delivery state says): it leaves the queue. One that may have reached the server stays:
           // the server may hold its earlier value.
-          return !last.sent && changesNothing(last.change, before(row.base, changes.slice(0, -1))) ? ws.deleteChange(last) : ws.putChange(last);
+          return !last.sent && changesNothing(last.change, before(row.base, changes.slice(0, -1))) ? ws.deleteChange(last) : rewrite(ws, last);
         }
         if (editable && last.kind === 'add' && !last.sent && !row.base && wanted.guid === undefined && wanted.isSubscribed !== false) {
           // Not sent yet: the POST can carry the new feed URL itself.
           if (wanted.feedUrl !== undefined) last.feedUrl = wanted.feedUrl;
-          last.version++;
-          return ws.putChange(last);
+          return rewrite(ws, last);
         }
-        return ws.putChange(queued({ guid: key, kind: 'update', change: wanted, ...(row.base ? { serverGuid: row.base.guid } : {}) }, now));
+        return ws.putChange(queued({ guid: key, kind: 'update', change: wanted }, now, row.base));
       }
     },
 
@@ -153,7 +152,7 @@ export function createEdits(core: StoreCore, newGuid: () => string) {
           for (const change of waiting) ws.deleteChange(change);
           return ws.resolve(key);
         }
-        let at = ws.putChange(queued({ guid: key, kind: 'remove', ...(row.base ? { serverGuid: row.base.guid } : {}) }, now));
+        let at = ws.putChange(queued({ guid: key, kind: 'remove' }, now, row.base));
         for (const change of waiting) {
           // The copy goes in before the original goes out: a queued guid change keeps keying the row throughout.
           const { id: _id, ...rest } = change;

@@ -25,17 +25,13 @@ export function recompute(st: WorksetState, key: string, depth = 0): string {
     }
     const existing = st.rows.get(target) ?? undefined;
     const existingChanges = existing ? changes(st, target) : [];
-    for (const change of list) {
-      change.guid = target;
-      markChange(st, change);
-    }
-    const merged = [...existingChanges, ...list].sort((a, b) => (a.id ?? Infinity) - (b.id ?? Infinity));
+    const merged = moveChanges(st, list, target, existingChanges);
     // Collapsing into an existing entry: the target keeps its own server state (as the server does).
     const base = existing?.base ?? (current.base ? { ...current.base } : undefined);
     setRow(st, key, null);
     st.byRow.set(key, []);
     alias(st, key, target);
-    setRow(st, target, { guid: target, feedUrl: '', isSubscribed: true, pending: 0, ...(base ? { base } : {}) });
+    createRow(st, target, base);
     st.byRow.set(target, merged);
     return recompute(st, target, depth + 1);
   }
@@ -47,12 +43,7 @@ export function recompute(st: WorksetState, key: string, depth = 0): string {
     const server = base.guid;
     const other = st.rows.get(server);
     if (other) {
-      const moved = changes(st, server);
-      for (const change of moved) {
-        change.guid = key;
-        markChange(st, change);
-      }
-      list2 = [...list, ...moved].sort((a, b) => (a.id ?? Infinity) - (b.id ?? Infinity));
+      list2 = moveChanges(st, changes(st, server), key, list);
       st.byRow.set(key, list2);
       st.byRow.set(server, []);
       if (other.base) base = mergeBase(base, other.base) ?? base;
@@ -75,9 +66,18 @@ export function setBase(st: WorksetState, key: string, base: ServerBase): string
   return recompute(st, key);
 }
 
-/** Create a row for a local add (no server state yet). */
-export function createRow(st: WorksetState, key: string): void {
-  setRow(st, key, { guid: key, feedUrl: '', isSubscribed: true, pending: 0 });
+/** Create a row for a local add (no server state yet), or one a re-key merges into (with the `base` it keeps). */
+export function createRow(st: WorksetState, key: string, base?: ServerBase): void {
+  setRow(st, key, { guid: key, feedUrl: '', isSubscribed: true, pending: 0, ...(base && { base }) });
+}
+
+/** Re-key `moved` changes to `key`, after the `kept` ones there; the two lists in queue order. */
+function moveChanges(st: WorksetState, moved: StoredChange[], key: string, kept: StoredChange[]): StoredChange[] {
+  for (const change of moved) {
+    change.guid = key;
+    markChange(st, change);
+  }
+  return [...kept, ...moved].sort((a, b) => (a.id ?? Infinity) - (b.id ?? Infinity));
 }
 
 /** Add or edit a queued change and re-derive its row; returns the row's key afterwards. */

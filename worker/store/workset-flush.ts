@@ -50,8 +50,3 @@ export async function flush(st: WorksetState): Promise<string[]> {
   await Promise.all(writes);
   return changed;
 }
-
-/** Keys of the rows and aliases `flush` writes (known as soon as it has issued them). */
-export function written(st: WorksetState): string[] {
-  return st.writtenKeys;
-}

@@ -90,10 +90,7 @@ export function setRow(st: WorksetState, key: string, value: StoredSubscription 
   if (!st.byRow.has(key)) st.byRow.set(key, []);
   // A key in use is current: it must not alias elsewhere (that would make a cycle). A key whose alias was
   // never read (a re-key target nothing preloaded) gets a delete anyway: it costs nothing when absent.
-  if (value && st.aliases.get(key) !== null) {
-    st.aliases.set(key, null);
-    st.aliasDirty.add(key);
-  }
+  if (value && st.aliases.get(key) !== null) unalias(st, key);
 }
 
 /** Record that `from` was replaced by `to`. */
@@ -102,10 +99,7 @@ export function alias(st: WorksetState, from: string, to: string): void {
   st.aliases.set(from, to);
   st.aliasDirty.add(from);
   // Re-keying back (to → … → from existed): `to` is current again, so its own alias would make a cycle.
-  if (st.aliases.has(to) && resolveLoaded(st, to) === from) {
-    st.aliases.set(to, null);
-    st.aliasDirty.add(to);
-  }
+  if (st.aliases.has(to) && resolveLoaded(st, to) === from) unalias(st, to);
 }
 
 /** Make `guid` its own key again: it no longer leads to the row it aliased to. */

@@ -3,8 +3,8 @@
 // each other stays consistent), then written in bulk (`flush`). Staying synchronous between requests also
 // keeps the IndexedDB transaction alive: a long chain of awaits can let it commit early.
 import type { SyncDatabase } from '../../src/schema.ts';
-import { createRow, deleteChange, putChange, recompute, setBase } from './workset-derive.ts';
-import { flush, written } from './workset-flush.ts';
+import { createRow, deleteChange, putChange, setBase } from './workset-derive.ts';
+import { flush } from './workset-flush.ts';
 import { loadChange, preload } from './workset-load.ts';
 import { alias, changes, createWorksetState, resolve, row, unalias, type FeedsMoved } from './workset-state.ts';
 import type { ServerBase, StoredChange, StoredSubscription } from '../../src/schema.ts';
@@ -34,8 +34,6 @@ export interface Workset {
   alias(from: string, to: string): void;
   /** Make `guid` its own key again (it no longer leads elsewhere). */
   unalias(guid: string): void;
-  /** Re-derive a row's view (and key) from its base and queued changes. */
-  recompute(key: string): string;
   /** Write everything; returns the guids whose view changed. */
   flush(): Promise<string[]>;
   /** Keys of the rows and aliases this unit of work wrote (after `flush`). */
@@ -63,9 +61,8 @@ export function createWorkset(db: SyncDatabase, absent: (key: string) => boolean
     deleteChange: (change) => deleteChange(st, change),
     alias: (from, to) => alias(st, from, to),
     unalias: (guid) => unalias(st, guid),
-    recompute: (key) => recompute(st, key),
     flush: () => flush(st),
-    written: () => written(st),
+    written: () => st.writtenKeys,
     moved: () => st.movedEpisodes,
   };
 }
