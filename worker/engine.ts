@@ -50,18 +50,12 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
     browserOnline: (globalThis as { navigator?: { onLine?: boolean } }).navigator?.onLine ?? true,
     reachable: true,
     visible: true,
-    authPaused: false,
-    closed: false,
     requests: 0,
-    needsPull: false,
     pullFailures: 0,
-    flushEpisodes: false,
     inFlight: new Set(),
   };
   const runs: RunState = {
-    pushStarted: false,
     nextBackground: true,
-    pushAgain: false,
     timers: new Set(),
     forwarded: new Map(),
   };
@@ -94,7 +88,7 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
           // Saved through the run's store: marks of an upload must not land in a store wiped meanwhile.
           memo: { load: () => store.transportMemo(), save: (value) => (ctx.runs.store ?? store).setTransportMemo(value) },
         });
-  const binding = { server: opts.server, protocol: transport.protocol, ...(opts.account !== undefined && { account: opts.account }) };
+  const binding = { server: opts.baseUrl, protocol: transport.protocol, ...(opts.account !== undefined && { account: opts.account }) };
   const ctx: EngineContext = {
     opts,
     clock,
@@ -107,7 +101,6 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
     state,
     runs,
     listeners: { change: new Set(), status: new Set() },
-    statusQueued: false,
     channel: openChannel(opts.dbName, (message) => onMessage(ctx, message)),
     leadership: acquireLeadership(opts.dbName, () => {
       if (state.closed) return;

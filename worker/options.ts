@@ -8,8 +8,8 @@ export interface ResolvedOptions {
   protocol: Protocol;
   /** gPodder's device id. */
   device: string;
+  /** The base URL normalised (no trailing slash, query or fragment): also the server the store is bound to. */
   baseUrl: string;
-  server: string;
   auth?: Auth;
   account?: string;
   dbName: string;
@@ -80,7 +80,6 @@ export function resolveOptions(options: SyncOptions): ResolvedOptions {
     protocol,
     device,
     baseUrl: server,
-    server,
     // A gPodder store is not an OPA store of the same server: they never share a database by default.
     dbName: options.dbName ?? (protocol === 'opa' ? defaultDbName(server) : `${defaultDbName(server)}#${protocol}`),
     pageSize: Math.floor(positive('pageSize', options.pageSize, 500, 1)),

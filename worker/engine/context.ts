@@ -8,7 +8,7 @@ import type { ResolvedOptions } from '../options.ts';
 import type { Binding, Store } from './store.ts';
 import type { Transport } from '../transport.ts';
 
-/** What the engine knows about itself right now (read by status, written by runs and the API). Absent is unset. */
+/** What the engine knows about itself right now (read by status, written by runs and the API). Absent is unset (a flag: false). */
 export interface EngineState {
   auth: Auth | undefined;
   phase: SyncPhase;
@@ -19,8 +19,8 @@ export interface EngineState {
   /** The page's visibility (true until told otherwise): a hidden page does not poll. */
   visible: boolean;
   /** Set by a 401/403 until `setAuth`. */
-  authPaused: boolean;
-  closed: boolean;
+  authPaused?: boolean;
+  closed?: boolean;
   lastError?: ErrorInfo;
   progress?: PullProgress;
   /** The leader tab's last status, for a follower to report. */
@@ -28,13 +28,13 @@ export interface EngineState {
   /** HTTP requests sent so far (reports count their own). */
   requests: number;
   /** A push asked for a pull to reconcile (a 2xx it could not read). */
-  needsPull: boolean;
+  needsPull?: boolean;
   /** A change that may have reached the server failed: the next run pulls first (the server's later word may settle it, see `markSent`). */
   pullNext?: boolean;
   /** Consecutive failed pulls (the retry backoff's exponent). */
   pullFailures: number;
   /** The page went hidden: the next push sends every pending episode change, not only the due ones. */
-  flushEpisodes: boolean;
+  flushEpisodes?: boolean;
   /** Queue ids being sent right now: local edits do not coalesce into them. */
   inFlight: Set<number>;
 }
@@ -51,11 +51,11 @@ export interface RunState {
   running?: Promise<SyncReport>;
   runningKind?: 'sync' | 'push';
   /** Whether the running sync has started pushing: a caller arriving then gets a run of its own. */
-  pushStarted: boolean;
+  pushStarted?: boolean;
   nextSync?: Waiter<SyncReport>;
   /** Whether everyone waiting for `nextSync` is a timer (a background run binds no signed-out store). */
   nextBackground: boolean;
-  pushAgain: boolean;
+  pushAgain?: boolean;
   timers: Set<unknown>;
   pushTimerAt?: number;
   pullRetry?: unknown;
@@ -87,7 +87,7 @@ export interface EngineContext {
   /** Settles with the store's epoch once this engine claimed it; `clear()` unsets it so the next sync binds again. */
   bound?: Promise<string>;
   /** Whether a status event is already queued (they are coalesced). */
-  statusQueued: boolean;
+  statusQueued?: boolean;
   /** Settles once the last-chance copy being built is told (see `watchLastChance`), where someone listens. */
   lastChanceTold?: (() => Promise<void>) | undefined;
 }

@@ -100,7 +100,7 @@ export async function execute(ctx: EngineContext, kind: 'sync' | 'push', fromTim
       report.pushed = result.pushed;
       report.failed = result.failed;
       // Listening state after subscriptions: an episode of a feed subscribed in this push may go in the same run.
-      const flush = kind === 'sync' || state.flushEpisodes;
+      const flush = kind === 'sync' || !!state.flushEpisodes;
       state.flushEpisodes = false;
       const episodes = await pushEpisodeState(ctx, store, flush, hooks);
       report.episodesPushed = episodes.pushed;
