@@ -44,11 +44,6 @@ export function createMeta(core: StoreCore) {
       });
     },
 
-    /** Completed pulls (see `META.pulls`): what `mayGo` measures a change's hand-out against. */
-    async pulls(): Promise<number> {
-      return ((await value(META.pulls)) as number | undefined) ?? 0;
-    },
-
     /** The stored cursor (server time, ms), if a pull ever completed. */
     async cursor(): Promise<number | undefined> {
       const v = await value(META.cursor);
