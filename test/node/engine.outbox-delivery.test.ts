@@ -57,6 +57,25 @@ describe('an add that may not have arrived is not settled by a stamp the store k
   });
 });
 
+describe("an add settled by the server's word takes over the server's row", () => {
+  it('OPA: the POST answered but its answer lost, then a move to a new guid queued: one row, under the new guid', async () => {
+    // Chaos seeds 452, 788 and 1117 (OPA): the add's row took the server's base without the server's own row
+    // being read into the unit of work, so the queued guid change re-keyed past it and left it behind.
+    const s = await server({ seed: 2 });
+    const e = engine(s, { retry: slow });
+    await e.sync();
+    const feed = 'https://feeds.example/settled-by-word.xml';
+    s.dropNext(1, { method: 'POST' }, { afterHandling: true });
+    const added = await e.add(feed);
+    await until(async () => (await e.pending()).find((c) => c.kind === 'add')?.attempts === 1, 5000, 'the lost answer');
+    await e.update(added.guid, { isSubscribed: false });
+    await e.update(added.guid, { guid: 'moved-after-the-word' });
+    await settle(e);
+    expect(s.state().filter((x) => x.feed_url === feed)).toMatchObject([{ guid: 'moved-after-the-word', is_subscribed: false }]);
+    expect(picture(await e.subscriptions({ includeDeleted: true }))).toEqual(serverPicture(s));
+  });
+});
+
 const gpodderOpen: { close(): Promise<void> }[] = [];
 afterEach(async () => {
   while (gpodderOpen.length) await gpodderOpen.pop()!.close().catch(() => undefined);

@@ -197,9 +197,9 @@ export function createAcks(core: StoreCore) {
             if (current.kind === 'add') {
               // The server's word on its feed, newest first: every row of its guid or feed URL (a pull stores the
               // server's row apart from a local add's).
-              const bases = (rows ??= await db.subscriptions.toArray())
-                .flatMap((r) => (r.base && (r.guid === current.guid || r.base.feedUrl === current.feedUrl) ? [r.base] : []))
-                .sort((a, b) => b.at - a.at);
+              const heard = (rows ??= await db.subscriptions.toArray()).filter((r) => r.guid === current.guid || r.base?.feedUrl === current.feedUrl).map((r) => r.guid);
+              await ws.preload(heard);
+              const bases = heard.map((g) => ws.row(ws.resolve(g))?.base).filter((b) => b !== undefined).sort((a, b) => b.at - a.at);
               const word = bases.find((b) => b.at > current.sentAfter! && live(b) !== current.sentOver);
               if (word) {
                 // Onto the server's row, which keeps its state.
