@@ -86,6 +86,9 @@ describeOpodsync('the client against the real opodsync behind a same-origin prox
       };
       const player = await openPage(context, pages.url, options);
       const other = await openPage(context, pages.url, options);
+      // The page is ready before its worker has started; an answered call says the other tab's engine is up and
+      // listening on the tabs' channel (a change posted before that reaches nobody there: its first read sees it).
+      await other.evaluate(() => window.opa.client.status());
       const ref = { podcast: feed('listen'), episode: 'https://media.example/browser/listen-1.mp3', guid: 'listen-1' };
       await player.evaluate(() => window.opa.client.sync());
       const state = await player.evaluate((r) => window.opa.client.setProgress(r, { position: 421, total: 1800 }), ref);
