@@ -3,7 +3,7 @@
 // about half the bytes); a Dexie middleware below every other layer restores the full shape on every read,
 // so whoever opens the database with `openSyncDatabase` (the engine, a page's liveQuery) sees full rows.
 import type { DBCore, DBCoreCursor, Middleware } from 'dexie';
-import type { ServerBase, StoredSubscription } from './schema.ts';
+import type { ServerBase, StoredSubscription } from './stored.ts';
 
 /**
  * A plain row as stored: the base's fields, `da` only when `dataAt` differs from `at`, and `sc` only when

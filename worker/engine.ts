@@ -1,7 +1,6 @@
 // The sync engine: builds the context its parts share and hands back the public object.
 import { openSyncDatabase } from '../src/schema.ts';
-import type { LastChanceRequest } from '../src/protocol.ts';
-import type { Listener, SyncApi, SyncEvents, SyncOptions } from '../src/types.ts';
+import type { SyncOptions } from '../src/types.ts';
 import { openChannel } from './channel.ts';
 import { randomUuid, steadyNow } from './clock.ts';
 import { createApi } from './engine/api.ts';
@@ -12,7 +11,9 @@ import { watchLastChance } from './engine/last-chance.ts';
 import { startPolling } from './engine/poll.ts';
 import { background } from './engine/schedule.ts';
 import { idlePhase, setPhase } from './engine/status.ts';
-import { onMessage, runForwardedHere } from './engine/tabs.ts';
+import type { SyncEngine } from './engine/sync-engine.ts';
+import { runForwardedHere } from './engine/sync.ts';
+import { onMessage } from './engine/tabs.ts';
 import { createHttp } from './http.ts';
 import { acquireLeadership } from './leader.ts';
 import { createGpodderTransport } from './gpodder/transport.ts';
@@ -20,22 +21,6 @@ import { createOpaTransport } from './opa/transport.ts';
 import { resolveOptions } from './options.ts';
 import { createEngineStore } from './engine/store.ts';
 import { rememberStore } from './sw-registry.ts';
-
-/** The engine: the shared method set, events, and the page's connectivity and visibility signals. */
-export interface SyncEngine extends SyncApi {
-  /** Listen to an event; returns the unsubscribe. */
-  on<E extends keyof SyncEvents>(event: E, listener: Listener<E>): () => void;
-  /** The page's `online`/`offline` events (workers do not reliably get their own). */
-  setOnline(online: boolean): void;
-  /** The page's visibility; becoming visible triggers a pull. */
-  setVisible(visible: boolean): void;
-  /**
-   * Hear the last-chance copy (what waits, as the requests the next push would make) now and whenever it changes:
-   * the page client sends it as the page goes away. A promise it returns is awaited (at most a second) before the
-   * edit that changed the copy resolves. Returns the unsubscribe.
-   */
-  onLastChance(listener: (copy: LastChanceRequest[]) => unknown): () => void;
-}
 
 /** Create the sync engine; it runs wherever IndexedDB and fetch exist. */
 export function createSyncEngine(options: SyncOptions): SyncEngine {

@@ -3,7 +3,8 @@ import { expose } from 'comlink';
 import { SyncError, isSyncError } from '../src/errors.ts';
 import type { EventSink, WorkerApi, WorkerStartOptions } from '../src/protocol.ts';
 import { installErrorTransfer, type SerializedSyncError, type SerializedThrow } from '../src/transfer.ts';
-import { createSyncEngine, type SyncEngine } from './engine.ts';
+import { createSyncEngine } from './engine.ts';
+import type { SyncEngine } from './engine/sync-engine.ts';
 
 /** The engine's methods the page reaches as they are (`start` and `close` are the worker's own). */
 const FORWARDED = [

@@ -4,7 +4,7 @@
  * @module opa-sync/worker
  */
 export { createSyncEngine } from './engine.ts';
-export type { SyncEngine } from './engine.ts';
+export type { SyncEngine } from './engine/sync-engine.ts';
 export { exposeSyncEngine } from './expose.ts';
 export { SyncError, isSyncError } from '../src/errors.ts';
 export type { SyncErrorCode } from '../src/errors.ts';

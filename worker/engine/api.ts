@@ -3,31 +3,19 @@
 import { SyncError } from '../../src/errors.ts';
 import type { Auth, EpisodeState, SubscriptionChange, SubscriptionFilter, SyncReport } from '../../src/types.ts';
 import { authAccount, checkAuth } from '../options.ts';
-import { storageError, type Store } from './store.ts';
-import type { SyncEngine } from '../engine.ts';
+import type { Store } from './store.ts';
+import type { SyncEngine } from './sync-engine.ts';
+import { alive, typed } from './guards.ts';
 import { reader, whenBound, writer } from './binding.ts';
 import type { EngineContext } from './context.ts';
 import { episodeMethods, emitEpisodes } from './episodes.ts';
 import { emit, emitChange } from './events.ts';
 import { checkChange, checkDeletionId, checkFeedUrl, checkFeedUrls, checkFilter, checkGuid } from './input.ts';
 import { background, cancelAll, requestSync, schedulePush } from './schedule.ts';
-import { idlePhase, setPhase, snapshot } from './status.ts';
+import { snapshot } from './snapshot.ts';
+import { idlePhase, setPhase } from './status.ts';
 import { pullSoon } from './poll.ts';
-import { forwardSync } from './tabs.ts';
-
-function alive(ctx: EngineContext): void {
-  if (ctx.state.closed) throw new SyncError('closed', 'the engine is closed');
-}
-
-/** `sync()`: run now here when leading, else in the leader tab. */
-export async function sync(ctx: EngineContext): Promise<SyncReport> {
-  alive(ctx);
-  await typed(() => whenBound(ctx));
-  if (!ctx.state.browserOnline) throw new SyncError('offline', 'the page reports no network; changes stay queued');
-  if (ctx.state.authPaused) throw new SyncError('unauthorized', 'credentials refused: call setAuth()', { status: 401 });
-  if (!ctx.leadership.isLeader) return forwardSync(ctx);
-  return requestSync(ctx);
-}
+import { sync } from './sync.ts';
 
 /** A local edit: durable when it resolves, announced, and pushed soon (by this tab or the leader). It binds an unbound store. */
 async function local<T>(ctx: EngineContext, edit: (store: Store) => Promise<{ result: T; changed: string[] }>, unchangedIsNothing = false): Promise<T> {
@@ -58,15 +46,6 @@ async function localEpisode(ctx: EngineContext, edit: (store: Store) => Promise<
 async function read<T>(ctx: EngineContext, work: (store: Store) => Promise<T>): Promise<T> {
   alive(ctx);
   return typed(() => work(reader(ctx)));
-}
-
-/** Storage failures reach the app as `SyncError`s (`closed`, `quota`, `storage`), whichever step of the store hit them. */
-async function typed<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    throw storageError(error);
-  }
 }
 
 /** Build the engine's public object over its context. */

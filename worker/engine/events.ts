@@ -1,7 +1,7 @@
 // Events to the app (and to the other tabs): `change` at once, `status` coalesced.
 import type { ChangeEvent, Listener, SyncEvents } from '../../src/types.ts';
 import type { EngineContext } from './context.ts';
-import { snapshot } from './status.ts';
+import { snapshot } from './snapshot.ts';
 
 /** ms over which status events are coalesced. */
 const STATUS_THROTTLE = 25;

@@ -5,9 +5,9 @@ import type { ChannelMessage } from '../channel.ts';
 import { errorInfo } from '../error-info.ts';
 import type { EngineContext } from './context.ts';
 import { emit, emitStatus } from './events.ts';
-import { sync } from './api.ts';
+import { sync } from './sync.ts';
 import { pullSoon } from './poll.ts';
-import { later, requestSync, schedulePush } from './schedule.ts';
+import { schedulePush } from './schedule.ts';
 
 /** Handle a message from another context of the same database. */
 export function onMessage(ctx: EngineContext, message: ChannelMessage): void {
@@ -54,28 +54,4 @@ export function onMessage(ctx: EngineContext, message: ChannelMessage): void {
       break;
     }
   }
-}
-
-/** Ask the leader tab to sync, and wait for its report. */
-export function forwardSync(ctx: EngineContext): Promise<SyncReport> {
-  const id = crypto.randomUUID();
-  return new Promise<SyncReport>((resolve, reject) => {
-    ctx.runs.forwarded.set(id, { resolve, reject });
-    ctx.channel.post({ type: 'sync-request', id });
-    later(ctx, ctx.opts.timeout * 4, () => {
-      if (!ctx.runs.forwarded.delete(id)) return;
-      reject(new SyncError('timeout', 'the tab that syncs did not answer'));
-    });
-  });
-}
-
-/**
- * This context leads now: a `sync()` it forwarded while it waited for leadership runs here. Nobody else may
- * answer it: the lock may have been free all along, only granted after the call (a busy browser grants it
- * late), or the leader that was asked has gone.
- */
-export function runForwardedHere(ctx: EngineContext): void {
-  const waiting = [...ctx.runs.forwarded.values()];
-  ctx.runs.forwarded.clear();
-  for (const waiter of waiting) requestSync(ctx).then(waiter.resolve, waiter.reject);
 }
