@@ -96,6 +96,16 @@ export interface ImportResult {
 export interface OpenExtra {
   pushDelay?: number;
   retry?: { baseDelay?: number; maxDelay?: number };
+  /** Run the engine in pages/counting-worker.ts, whose fetches `fetches()` lists. */
+  countFetches?: boolean;
+}
+
+/** One fetch the engine made (counting-worker.ts). */
+export interface FetchSeen {
+  method: string;
+  url: string;
+  /** Date.now() when it was called. */
+  at: number;
 }
 
 /** `window.bench`. */
@@ -158,6 +168,8 @@ export interface BenchApi {
   closeBulkBaseline(): Promise<void>;
   /** `client.add(url)` of each of `urls`, evenly spread over `spanMs` (not waiting for one before the next), all settled. */
   addsSpread(urls: string[], spanMs: number): Promise<void>;
+  /** The fetches the engine of a client opened with `countFetches` made since it started. */
+  fetches(): Promise<FetchSeen[]>;
   /** Close the open client (terminating its worker). */
   close(): Promise<void>;
   /** Delete a database; false when it did not finish within `timeoutMs` (a connection somewhere keeps it open). */

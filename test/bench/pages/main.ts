@@ -2,12 +2,12 @@
 // and the baseline worker, side by side, exposed as `window.bench` for the Node runner.
 import { Dexie } from 'dexie';
 import { createSyncClient, type SyncClient } from '../../../src/index.ts';
-import type { BaselineArgs, BaselineEpisodesMessage, BaselineMessage, BenchApi, BulkPutMessage, OpenExtra, PullArgs, RawWriteMessage, Responsiveness } from './api.ts';
+import type { BaselineArgs, BaselineEpisodesMessage, BaselineMessage, BenchApi, BulkPutMessage, FetchSeen, OpenExtra, PullArgs, RawWriteMessage, Responsiveness } from './api.ts';
 
 // The page's own Dexie (used to count rows) must not run in its slow debug mode either.
 Dexie.debug = false;
 
-function clientOptions(args: PullArgs, extra: OpenExtra = {}) {
+function clientOptions(args: PullArgs, { countFetches, ...extra }: OpenExtra = {}) {
   const server = args.gpodder
     ? { protocol: 'gpodder' as const, device: args.gpodder.device, auth: { type: 'basic' as const, username: args.gpodder.username, password: args.token } }
     : { auth: { type: 'bearer' as const, token: args.token } };
@@ -18,6 +18,7 @@ function clientOptions(args: PullArgs, extra: OpenExtra = {}) {
     pageSize: args.pageSize,
     pullInterval: 0,
     ...extra,
+    ...(countFetches ? { worker: new Worker(new URL('./counting-worker.ts', import.meta.url), { type: 'module', name: 'opa-sync' }) } : {}),
   };
 }
 
@@ -87,6 +88,9 @@ function askBulk(m: BulkPutMessage): Promise<void> {
 }
 
 let client: SyncClient | undefined;
+/** What the counting worker told (reset at each `open`). */
+let fetchesSeen: FetchSeen[] = [];
+new BroadcastChannel('opa-bench-fetches').onmessage = (e: MessageEvent<FetchSeen>) => void fetchesSeen.push(e.data);
 /** Snapshots the store `mountEpisodeStore` mounted has made. */
 let snapshotsSeen = 0;
 let held: Worker | undefined;
@@ -138,6 +142,7 @@ const bench: BenchApi = {
 
   async open(args, extra) {
     if (client) throw new Error('a client is already open');
+    fetchesSeen = [];
     client = createSyncClient(clientOptions(args, extra));
     await client.status();
   },
@@ -386,6 +391,10 @@ const bench: BenchApi = {
       adds.push(c.add(url));
     }
     await Promise.all(adds);
+  },
+
+  async fetches() {
+    return [...fetchesSeen];
   },
 
   async close() {

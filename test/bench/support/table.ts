@@ -128,7 +128,7 @@ export function rows(r: BenchResult): Row[] {
       out.push([
         `${ds.adds} adds over ${fmt(ds.spanMs)} ms against a dead server, backoff ${fmt(ds.backoffMs / 1000)} s: requests (${name}, ${f.runs} runs)`,
         `${f.requests}`,
-        `range ${f.min}–${f.max} (${by || 'none'}), counted by the dead server for ${fmt((ds.spanMs + ds.windowMs) / 1000, 1)} s; ${f.pending} still queued`,
+        `range ${f.min}–${f.max} (${by || 'none'}), the engine's fetches in ${fmt((ds.spanMs + ds.windowMs) / 1000, 1)} s; the dead server saw ${f.serverSaw} (preflights; Firefox's own retries); ${f.pending} still queued`,
         m.target,
         m.ok,
       ]);
