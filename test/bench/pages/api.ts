@@ -83,6 +83,8 @@ export interface ImportResult {
   ms: number;
   /** The call → its promise resolving (the report in the page). */
   callMs: number;
+  /** The call → the `change` event that names the feeds reaching the page (the engine's write committed). */
+  eventMs: number;
   /** Snapshots the store made from the call until that one (it included). */
   snapshots: number;
   /** Snapshots it made in the 500 ms after it (status and queue updates). */

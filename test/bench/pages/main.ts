@@ -344,15 +344,18 @@ const bench: BenchApi = {
       snapshots++;
       if (snap.subscriptions.length >= want) shownAt = performance.now();
     });
+    let eventAt = 0;
+    const offChange = client.on('change', (e) => void (!eventAt && e.guids.length >= expected && (eventAt = performance.now())));
     try {
       const t0 = performance.now();
       const report = await (kind === 'importOpml' ? client.importOpml(input as string) : client.addMany(input as string[]));
       const callMs = performance.now() - t0;
       await until(() => shownAt > 0, 60_000);
       await new Promise((resolve) => setTimeout(resolve, 500));
-      return { ms: shownAt - t0, callMs, snapshots, snapshotsAfter: after, added: report.added.length, alreadyThere: report.alreadyThere.length, skipped: report.skipped.length };
+      return { ms: shownAt - t0, callMs, eventMs: eventAt - t0, snapshots, snapshotsAfter: after, added: report.added.length, alreadyThere: report.alreadyThere.length, skipped: report.skipped.length };
     } finally {
       off();
+      offChange();
     }
   },
 

@@ -107,7 +107,7 @@ export function rows(r: BenchResult): Row[] {
       out.push([
         `${call} offline → all rows in the store / one bulkPut (${f.runs} runs)`,
         `ratio ${fmt(f.ratio, 2)}`,
-        `${fmt(f.ms)} vs ${fmt(f.baselineMs, 1)} ms (paired ${fmt(f.pairedRatio, 2)}; the call alone ${fmt(f.callMs)} ms); baseline: page → plain worker → one Dexie bulkPut of ${fmt(im.feeds)} rows → committed → page; ${fmt(im.existing)} rows before`,
+        `${fmt(f.ms)} vs ${fmt(f.baselineMs, 1)} ms (paired ${fmt(f.pairedRatio, 2)}; the change event at ${fmt(f.eventMs)} ms, the call resolved at ${fmt(f.callMs)} ms); baseline: page → plain worker → one Dexie bulkPut of ${fmt(im.feeds)} rows → committed → page; ${fmt(im.existing)} rows before`,
         m.target,
         m.ok,
       ]);
