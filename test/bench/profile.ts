@@ -1,5 +1,6 @@
-// `npx tsx test/bench/profile.ts [N] [--baseline] [--episodes]`: a V8 CPU profile of the engine's (or the baseline's) worker during one initial pull of N
-// subscriptions (default 10,000) in Chromium (`--episodes`: a first sync of N episode states from a mygpo account, as the bench's), summed by function (self time), to see where a pull's worker time
+// `npx tsx test/bench/profile.ts [N] [--baseline] [--episodes] [--import]`: a V8 CPU profile of the engine's (or the baseline's) worker during one initial pull of N
+// subscriptions (default 10,000) in Chromium (`--episodes`: a first sync of N episode states from a mygpo account, as the bench's;
+// `--import`: a sync of 100 and then `addMany` of N feeds shown by the page's store, pushes held back), summed by function (self time), to see where a pull's worker time
 // goes. CPU time, not wall time: unlike the bench's figures, it hardly moves with the machine's load.
 import { startServer } from '../server/server.ts';
 import { accountWithHistory, args as episodeArgs } from './episodes.ts';
@@ -22,11 +23,12 @@ interface Profile {
 process.env.BENCH_MINIFY = '0';
 const baseline = process.argv.includes('--baseline');
 const episodes = process.argv.includes('--episodes');
+const importing = process.argv.includes('--import');
 const n = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 10_000);
 const site = await startSite();
 const browser = await launchBenchBrowser('chromium', site.url);
 const account = episodes ? await accountWithHistory(n, 100) : undefined;
-const server = account ?? (await startServer({ port: 0, seed: n }));
+const server = account ?? (await startServer({ port: 0, seed: importing ? 100 : n }));
 try {
   const page = await browser.openPage();
   const pw = playwrightPage(page)!;
@@ -49,11 +51,16 @@ try {
   const t0 = Date.now();
   if (baseline && episodes) throw new Error('--baseline --episodes: not profiled (the episodes baseline worker does not wait to be held)');
   if (baseline) await call(page, 'baselinePull', { ...args, hold: true });
-  else {
+  else if (importing) {
+    await call(page, 'open', args, { pushDelay: 600_000 });
+    await call(page, 'sync');
+    const r = await call(page, 'timedImport', 'addMany', Array.from({ length: n }, (_, i) => `https://feeds.example/profile/${i}.xml`), n);
+    console.log(`addMany of ${n}: change event at ${r.eventMs.toFixed(0)} ms, in the store at ${r.ms.toFixed(0)} ms, the call resolved at ${r.callMs.toFixed(0)} ms`);
+  } else {
     await call(page, 'open', args);
     await call(page, 'sync');
   }
-  console.log(`pull: ${Date.now() - t0} ms`);
+  console.log(`${importing ? 'sync and import' : 'pull'}: ${Date.now() - t0} ms`);
   const profiles = (await Promise.all(profiled.map((s) => send(s, 'Profiler.stop')))) as { profile: Profile }[];
   await call(page, baseline ? 'releaseBaseline' : 'close');
   for (const p of profiles) {

@@ -1,4 +1,4 @@
-// `npm run bench [-- --browser=chromium|firefox|webkit|all] [-- --quick] [-- --only=pull,incremental,replay,episodes,store,size]
+// `npm run bench [-- --browser=chromium|firefox|webkit|all] [-- --quick] [-- --only=pull,incremental,open,replay,import,dead,episodes,store,scale,size]
 // [-- --sizes=n10k,n100k] [-- --own-build] [-- --markdown]`: prints the figures with the targets per engine (and
 // a table with a column per engine when there are several), writes the JSON to $BENCH_OUT (or --out=FILE).
 import { writeFile } from 'node:fs/promises';

@@ -74,6 +74,42 @@ export type BaselineEpisodesMessage = { type: 'done'; requests: number; actions:
 /** Messages to the raw write worker: open its database, then one `put` per `row` message. */
 export type RawWriteMessage = { type: 'open'; dbName: string } | { type: 'row'; row: { guid: string; feedUrl: string; isSubscribed: boolean; at: number } };
 
+/** Messages to the bulk-put worker (the import's baseline): open its database, then one `bulkPut` per `put`. */
+export type BulkPutMessage = { type: 'open'; dbName: string } | { type: 'put'; prefix: string; urls: string[] };
+
+/** One bulk add from the page, `client.importOpml(text)` or `client.addMany(urls)`, until the store shows every row. */
+export interface ImportResult {
+  /** The call → the first snapshot of `client.store()` holding every row (the list before plus the feeds added). */
+  ms: number;
+  /** The call → its promise resolving (the report in the page). */
+  callMs: number;
+  /** The call → the `change` event that names the feeds reaching the page (the engine's write committed). */
+  eventMs: number;
+  /** Snapshots the store made from the call until that one (it included). */
+  snapshots: number;
+  /** Snapshots it made in the 500 ms after it (status and queue updates). */
+  snapshotsAfter: number;
+  added: number;
+  alreadyThere: number;
+  skipped: number;
+}
+
+/** Client options a run sets beyond `PullArgs`. */
+export interface OpenExtra {
+  pushDelay?: number;
+  retry?: { baseDelay?: number; maxDelay?: number };
+  /** Run the engine in pages/counting-worker.ts, whose fetches `fetches()` lists. */
+  countFetches?: boolean;
+}
+
+/** One fetch the engine made (counting-worker.ts). */
+export interface FetchSeen {
+  method: string;
+  url: string;
+  /** Date.now() when it was called. */
+  at: number;
+}
+
 /** `window.bench`. */
 export interface BenchApi {
   enginePull(args: PullArgs): Promise<EnginePullResult>;
@@ -81,7 +117,7 @@ export interface BenchApi {
   /** Terminate a baseline worker kept by `hold`. */
   releaseBaseline(): Promise<void>;
   /** Start a long-lived client (for incremental pulls, updates and replay). */
-  open(args: PullArgs, extra?: { pushDelay?: number }): Promise<void>;
+  open(args: PullArgs, extra?: OpenExtra): Promise<void>;
   /** `client.sync()` on the open client, timed. */
   sync(): Promise<{ ms: number; report: SyncReport }>;
   /** Sequential `client.update()` calls; the round trip of each in ms. */
@@ -117,6 +153,25 @@ export interface BenchApi {
   mountEpisodeStore(podcast: string, episodes: number): Promise<void>;
   /** `client.setProgress` of `episode` once a second for `seconds` s; resolves with the snapshots the mounted store made meanwhile. */
   play(ref: { podcast: string; episode: string }, seconds: number): Promise<{ calls: number; snapshots: number }>;
+  /**
+   * Mount `client.store()` of the open client (once it shows the rows `subscriptions()` reads), then
+   * `client.importOpml(input)` (a string) or `client.addMany(input)` (feed URLs), timed until it shows `expected` more.
+   */
+  timedImport(kind: 'importOpml' | 'addMany', input: string | string[], expected: number): Promise<ImportResult>;
+  /**
+   * Load the client's OPML code (a chunk of its own, loaded on first use) with `exportOpml()`: offline, with no
+   * service worker caching it, a first `importOpml` cannot fetch it.
+   */
+  loadOpml(): Promise<void>;
+  /** Start the import's baseline worker on database `dbName` (opened, and warmed with one small `bulkPut`). */
+  openBulkBaseline(dbName: string): Promise<void>;
+  /** One `bulkPut` of `urls` as rows in the baseline worker: page → worker → committed → page, in ms. */
+  bulkPutBaseline(prefix: string, urls: string[]): Promise<number>;
+  closeBulkBaseline(): Promise<void>;
+  /** `client.add(url)` of each of `urls`, evenly spread over `spanMs` (not waiting for one before the next), all settled. */
+  addsSpread(urls: string[], spanMs: number): Promise<void>;
+  /** The fetches the engine of a client opened with `countFetches` made since it started. */
+  fetches(): Promise<FetchSeen[]>;
   /** Close the open client (terminating its worker). */
   close(): Promise<void>;
   /** Delete a database; false when it did not finish within `timeoutMs` (a connection somewhere keeps it open). */

@@ -2,12 +2,12 @@
 // and the baseline worker, side by side, exposed as `window.bench` for the Node runner.
 import { Dexie } from 'dexie';
 import { createSyncClient, type SyncClient } from '../../../src/index.ts';
-import type { BaselineArgs, BaselineEpisodesMessage, BaselineMessage, BenchApi, PullArgs, RawWriteMessage, Responsiveness } from './api.ts';
+import type { BaselineArgs, BaselineEpisodesMessage, BaselineMessage, BenchApi, BulkPutMessage, FetchSeen, OpenExtra, PullArgs, RawWriteMessage, Responsiveness } from './api.ts';
 
 // The page's own Dexie (used to count rows) must not run in its slow debug mode either.
 Dexie.debug = false;
 
-function clientOptions(args: PullArgs, extra: { pushDelay?: number } = {}) {
+function clientOptions(args: PullArgs, { countFetches, ...extra }: OpenExtra = {}) {
   const server = args.gpodder
     ? { protocol: 'gpodder' as const, device: args.gpodder.device, auth: { type: 'basic' as const, username: args.gpodder.username, password: args.token } }
     : { auth: { type: 'bearer' as const, token: args.token } };
@@ -18,6 +18,7 @@ function clientOptions(args: PullArgs, extra: { pushDelay?: number } = {}) {
     pageSize: args.pageSize,
     pullInterval: 0,
     ...extra,
+    ...(countFetches ? { worker: new Worker(new URL('./counting-worker.ts', import.meta.url), { type: 'module', name: 'opa-sync' }) } : {}),
   };
 }
 
@@ -75,10 +76,26 @@ async function until(check: () => boolean | Promise<boolean>, timeoutMs: number)
   }
 }
 
+/** One message to the bulk-put worker, answered once it is done. */
+function askBulk(m: BulkPutMessage): Promise<void> {
+  const worker = bulk;
+  if (!worker) return Promise.reject(new Error('no bulk-put worker'));
+  return new Promise<void>((resolve, reject) => {
+    worker.onmessage = (e: MessageEvent<string>) => (e.data === 'ok' ? resolve() : reject(new Error(`bulk-put worker: ${e.data}`)));
+    worker.onerror = (e) => reject(new Error(`bulk-put worker: ${e.message}`));
+    worker.postMessage(m);
+  });
+}
+
 let client: SyncClient | undefined;
+/** What the counting worker told (reset at each `open`). */
+let fetchesSeen: FetchSeen[] = [];
+new BroadcastChannel('opa-bench-fetches').onmessage = (e: MessageEvent<FetchSeen>) => void fetchesSeen.push(e.data);
 /** Snapshots the store `mountEpisodeStore` mounted has made. */
 let snapshotsSeen = 0;
 let held: Worker | undefined;
+/** The import's baseline worker, between `openBulkBaseline` and `closeBulkBaseline`. */
+let bulk: Worker | undefined;
 let onlineAt = performance.now();
 window.addEventListener('online', () => {
   onlineAt = performance.now();
@@ -125,6 +142,7 @@ const bench: BenchApi = {
 
   async open(args, extra) {
     if (client) throw new Error('a client is already open');
+    fetchesSeen = [];
     client = createSyncClient(clientOptions(args, extra));
     await client.status();
   },
@@ -307,6 +325,79 @@ const bench: BenchApi = {
       }, 1000);
     });
     return { calls, snapshots: snapshotsSeen - before };
+  },
+
+  async timedImport(kind, input, expected) {
+    if (!client) throw new Error('no open client');
+    const store = client.store();
+    const before = (await client.subscriptions()).length;
+    await until(() => store.getSnapshot().ready && store.getSnapshot().subscriptions.length === before, 60_000);
+    const want = before + expected;
+    let snapshots = 0;
+    let after = 0;
+    let shownAt = 0;
+    // A subscription is handed the snapshot of the moment first: not one the import made.
+    const current = store.getSnapshot();
+    const off = store.subscribe((snap) => {
+      if (snap === current) return;
+      if (shownAt) return void after++;
+      snapshots++;
+      if (snap.subscriptions.length >= want) shownAt = performance.now();
+    });
+    let eventAt = 0;
+    const offChange = client.on('change', (e) => void (!eventAt && e.guids.length >= expected && (eventAt = performance.now())));
+    try {
+      const t0 = performance.now();
+      const report = await (kind === 'importOpml' ? client.importOpml(input as string) : client.addMany(input as string[]));
+      const callMs = performance.now() - t0;
+      await until(() => shownAt > 0, 60_000);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      return { ms: shownAt - t0, callMs, eventMs: eventAt - t0, snapshots, snapshotsAfter: after, added: report.added.length, alreadyThere: report.alreadyThere.length, skipped: report.skipped.length };
+    } finally {
+      off();
+      offChange();
+    }
+  },
+
+  async loadOpml() {
+    if (!client) throw new Error('no open client');
+    await client.exportOpml();
+  },
+
+  async openBulkBaseline(dbName) {
+    bulk = new Worker(new URL('./bulk-put-worker.ts', import.meta.url), { type: 'module', name: 'opa-bench-bulk-put' });
+    await askBulk({ type: 'open', dbName });
+    // Its first transactions (JIT, the table's first pages): not measured.
+    await askBulk({ type: 'put', prefix: 'warm', urls: Array.from({ length: 20 }, (_, i) => `https://warm.example/${i}/feed.xml`) });
+  },
+
+  async bulkPutBaseline(prefix, urls) {
+    const t0 = performance.now();
+    await askBulk({ type: 'put', prefix, urls });
+    return performance.now() - t0;
+  },
+
+  async closeBulkBaseline() {
+    bulk?.terminate();
+    bulk = undefined;
+  },
+
+  async addsSpread(urls, spanMs) {
+    if (!client) throw new Error('no open client');
+    const c = client;
+    const t0 = performance.now();
+    const step = urls.length > 1 ? spanMs / (urls.length - 1) : 0;
+    const adds: Promise<unknown>[] = [];
+    for (const [i, url] of urls.entries()) {
+      const wait = t0 + i * step - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      adds.push(c.add(url));
+    }
+    await Promise.all(adds);
+  },
+
+  async fetches() {
+    return [...fetchesSeen];
   },
 
   async close() {
