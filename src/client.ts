@@ -177,6 +177,9 @@ export function createSyncClient(options: ClientOptions): SyncClient {
   }
 
   let stores: ((podcast?: string) => SyncStore) | undefined;
+  // Fetched now, while the page is online: an import offline must not depend on a chunk never loaded.
+  const opml = () => import('./opml-methods.ts');
+  opml().catch(() => 0);
   // The methods that go to the worker as they are, each once it has started.
   const forwarded = Object.fromEntries([...READS, ...CHANGES].map((name) => [name, (...args: unknown[]) => call(name, args)])) as Pick<SyncApi, Forwarded>;
   const client: SyncClient = {
@@ -184,8 +187,8 @@ export function createSyncClient(options: ClientOptions): SyncClient {
       return life.worker;
     },
     store: (opts) => (stores ??= createStores(client))(opts?.podcast),
-    importOpml: (text) => import('./opml-methods.ts').then((m) => m.importOpml(client, text)),
-    exportOpml: (opts) => import('./opml-methods.ts').then((m) => m.exportOpml(client, opts)),
+    importOpml: (text) => opml().then((m) => m.importOpml(client, text)),
+    exportOpml: (opts) => opml().then((m) => m.exportOpml(client, opts)),
     ...forwarded,
     status: () =>
       (call('status', []) as Promise<SyncStatus>)

@@ -1,4 +1,4 @@
-// The page client's OPML methods, loaded only when an app first calls one (the page entry carries none of it):
+// The page client's OPML methods, a chunk the client fetches as it starts (the page entry carries none of it):
 // the page's own XML parser reads the file, the engine adds what it names in one transaction.
 import { readOpml, writeOpml } from './opml.ts';
 import type { AddManyReport, ExportOpmlOptions, SyncApi } from './types.ts';

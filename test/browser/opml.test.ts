@@ -4,7 +4,7 @@
 // only what its own import added.
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { clientOptions, forEachEngine, goOffline, harnessPerFile, openPage, pageErrors, uniqueDbName, type BrowserContext } from './support/harness.ts';
+import { clientOptions, forEachEngine, goOffline, harnessPerFile, openPage, pageErrors, uniqueDbName, waitFor, type BrowserContext } from './support/harness.ts';
 
 const fixture = (name: string) => readFileSync(new URL(`../support/fixtures/opml/${name}`, import.meta.url), 'utf8');
 
@@ -26,9 +26,10 @@ forEachEngine((engine) => {
   /** A page whose requests never reach the server: the context offline, and the server cutting every connection. */
   async function offlinePage(context: BrowserContext, label: string) {
     const page = await openPage(context, h.pages.url, clientOptions(h.server, uniqueDbName(label)));
-    // The OPML methods' module loads on first use: an offline-first app's service worker precaches it, as it does
-    // every chunk of the app; here it loads while the page is online.
-    await page.evaluate(() => window.opa.client.exportOpml());
+    // The OPML methods' chunk is fetched by the client as it starts, so an import offline works on a page that
+    // loaded online and never called one before (an offline boot needs it precached, as every chunk of the app).
+    await page.evaluate(() => window.opa.client.status());
+    await waitFor('the OPML chunk fetched', () => page.evaluate(() => performance.getEntriesByType('resource').some((e) => e.name.includes('opml-methods'))));
     await goOffline(context, h.server);
     return page;
   }
