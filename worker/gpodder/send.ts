@@ -3,7 +3,6 @@
 // two subscriptions (the later change waits for the next upload). An upload the server refuses whole (400,
 // or 413 from a body limit in front of it) is split until the refused changes are found, so the good ones go.
 import { SyncError, isSyncError } from '../../src/errors.ts';
-import type { StoredChange } from '../../src/schema.ts';
 import type { Http } from '../http.ts';
 import { formatTimestamp } from '../time.ts';
 import type { PlannedRequest, SendItem, SendOutcome, WireRequest } from '../transport.ts';
