@@ -1,5 +1,5 @@
-// Push: send queued changes through the transport, one at a time per subscription, and settle each outcome
-// in the store. Which requests carry them is the transport's business; what an answer means is decided here.
+// Push: send what the plan (plan.ts) says goes, one change at a time per subscription, and settle each outcome in
+// the store. Which requests carry them is the transport's business; what an answer means is decided here.
 import { SyncError } from '../src/errors.ts';
 import { isTransient } from './transient.ts';
 import type { Handout, StoredChange } from '../src/schema.ts';
@@ -47,7 +47,7 @@ export interface PushContext {
 export interface PushResult {
   pushed: number;
   failed: number;
-  /** Steady device time (`PushContext.now`) of the earliest change waiting for a retry, if any. */
+  /** Steady device time (`PushContext.now`) to look again: when the server's hold ends, or a waiting change is due. */
   wakeAt?: number;
   /** Whether a change that may have reached the server failed in this run (its retry pulls first, see `markSent`). */
   pullNext?: boolean;
