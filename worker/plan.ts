@@ -41,7 +41,7 @@ export interface PlanFor {
   now: number;
   /** Whether the server answered lately (a pull, or a request of this run): a backoff is over, never a Retry-After. */
   answered?: boolean;
-  /** Whether a change may be taken (the push: not being sent, not tried in this run; the copy: see `copyRule`). */
+  /** Whether a change may be taken (the push: not being sent, not tried in this run; the copy: every queued change). */
   open(c: StoredChange): boolean;
   /** The page's last copy: every queued change the rule lets go, whatever the holds (nobody reads its answers). */
   copy?: boolean;

@@ -8,7 +8,6 @@ import type { StoredEpisode } from '../../src/schema.ts';
 import { MAX_ACTIONS_PER_UPLOAD, playAction } from '../episodes/push.ts';
 import { lastChanceRequest } from '../http.ts';
 import { choose } from '../plan.ts';
-import { mayGo } from '../store/delivery.ts';
 import type { WireRequest } from '../transport.ts';
 import { reader } from './binding.ts';
 import type { EngineContext } from './context.ts';
@@ -53,12 +52,11 @@ async function build(ctx: EngineContext, store: ReturnType<typeof reader>): Prom
     while (actions.length && !take(episodes.lastChance(actions))) actions.pop();
   }
   const { transport } = ctx;
-  const pending = await store.pendingChanges();
-  const pulls = await store.pulls();
-  // The push's plan, with the push's rule for what may go (see `mayGo`): a change that may have reached the server and
-  // is not harmless to repeat waits for the server's word. One handed out by a request of this page still in flight
-  // counts as not sent: that request dies with the page (WebKit aborts it), the copy is its last chance.
-  const { going } = choose(pending, transport, { now: 0, copy: true, open: (c) => mayGo(c, pulls) || ctx.state.inFlight.has(c.id!) });
+  // The push's plan, every queued change in it, handed out or not: WebKit aborts a request of this page's worker as
+  // the page navigates, before its pagehide, and a copy rebuilt without a change that request carried (it may have
+  // arrived, the push's rule says) lost a feed added just before the page went. Following the push's rule (`mayGo`)
+  // here waits for a way to tell that death from a lost answer (issue 31).
+  const { going } = choose(await store.pendingChanges(), transport, { now: 0, copy: true, open: () => true });
   for (const request of transport.plan(await store.sendItems(going))) {
     const { method, path, body, harmless } = request as WireRequest;
     if (harmless) take(lastChanceRequest(method as LastChanceRequest['method'], path, body));

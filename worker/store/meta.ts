@@ -50,9 +50,6 @@ export function createMeta(core: StoreCore) {
       return typeof v === 'number' ? v : undefined;
     },
 
-    /** Completed pulls (see `mayGo`). */
-    pulls: async (): Promise<number> => ((await value(META.pulls)) as number | undefined) ?? 0,
-
     /** Device time of the last successful sync. */
     async lastSuccess(): Promise<number | undefined> {
       const v = await value(META.lastSuccess);
