@@ -179,7 +179,7 @@ export function createSyncClient(options: ClientOptions): SyncClient {
   let stores: ((podcast?: string) => SyncStore) | undefined;
   // Fetched now, while the page is online: an import offline must not depend on a chunk never loaded.
   const opml = () => import('./opml-methods.ts');
-  opml().catch(() => 0);
+  opml().catch(() => undefined);
   // The methods that go to the worker as they are, each once it has started.
   const forwarded = Object.fromEntries([...READS, ...CHANGES].map((name) => [name, (...args: unknown[]) => call(name, args)])) as Pick<SyncApi, Forwarded>;
   const client: SyncClient = {

@@ -7,6 +7,7 @@
 import { authHeader } from './auth-header.ts';
 import { listen } from './listen.ts';
 import { notify } from './notify.ts';
+import { requestBase } from './schema.ts';
 import type { LastChanceRequest } from './protocol.ts';
 import type { Auth, LastChanceSent } from './types.ts';
 
@@ -31,7 +32,6 @@ export interface LastChanceOptions {
 
 /** Listen for the page going away and send the copy then. */
 export function createLastChance(options: LastChanceOptions): LastChance {
-  const base = new URL(options.baseUrl.replace(/\/+$/, '') + '/', globalThis.location?.href);
   let auth = options.auth;
   let copy: LastChanceRequest[] = [];
   // One send per copy: `freeze` and `pagehide` may both come; a page restored from the bfcache sends again.
@@ -45,7 +45,8 @@ export function createLastChance(options: LastChanceOptions): LastChance {
     if (credentials) headers[credentials[0]] = credentials[1];
     // Credentials go to the base origin only, as the worker's own requests: a redirect is not followed; cookies
     // only to the page's own origin (a gPodder session), fetch's default.
-    return [new URL(request.path, base), { method: request.method, headers, body: request.body, keepalive: true, cache: 'no-store', redirect: 'error' }];
+    // The base is read here, not at start: a baseUrl that is no URL gets the worker's typed error, never a throw.
+    return [new URL(request.path, requestBase(options.baseUrl)), { method: request.method, headers, body: request.body, keepalive: true, cache: 'no-store', redirect: 'error' }];
   };
 
   const drop = () => {

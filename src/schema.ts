@@ -44,3 +44,8 @@ export function normaliseBaseUrl(baseUrl: string): string {
   url.search = '';
   return url.href.replace(/\/+$/, '');
 }
+
+/** What every request's path is resolved against: the normalised base URL as a directory. */
+export function requestBase(baseUrl: string): URL {
+  return new URL(normaliseBaseUrl(baseUrl) + '/');
+}

@@ -8,7 +8,7 @@ export type Named<T> = [find: (list: readonly T[]) => number, row: T | undefined
 /**
  * `list` (ordered by `before`) with each named row's entry out and what it became in, at its place; `keep(was,
  * now)` gives the row to hold (the old one when equal). Returns `list` itself when no row changed, else a new
- * frozen array; `list` is never modified.
+ * array (the store freezes it with the snapshot it joins); `list` is never modified.
  */
 export function patch<T>(list: readonly T[], named: readonly Named<T>[], before: (a: T, b: T) => boolean, keep: (was: T | undefined, now: T) => T): readonly T[] {
   let out: T[] | undefined;
@@ -26,7 +26,7 @@ export function patch<T>(list: readonly T[], named: readonly Named<T>[], before:
       out.splice(place < 0 ? out.length : place, 0, now);
     }
   }
-  return out ? Object.freeze(out) : list;
+  return out ?? list;
 }
 
 /**

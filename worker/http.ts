@@ -1,6 +1,7 @@
 import { SyncError, isSyncError, type SyncErrorCode } from '../src/errors.ts';
 import { authHeader } from '../src/auth-header.ts';
 import type { LastChanceRequest } from '../src/protocol.ts';
+import { requestBase } from '../src/schema.ts';
 import type { Auth, Clock } from '../src/types.ts';
 import { MAX_SERVER_DELAY } from './backoff.ts';
 import { timeoutSignal } from './clock.ts';
@@ -145,7 +146,7 @@ export function lastChanceRequest(method: LastChanceRequest['method'], path: str
 
 /** Create the HTTP layer. */
 export function createHttp(options: HttpOptions): Http {
-  const base = new URL(options.baseUrl.replace(/\/+$/, '') + '/');
+  const base = requestBase(options.baseUrl);
   const limit = options.maxBodyBytes ?? MAX_BODY_BYTES;
 
   function url(path: string, query: Record<string, string | number | undefined> = {}): URL {

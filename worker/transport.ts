@@ -92,27 +92,39 @@ export type SendOutcome =
   | { type: 'deferred' }
   | { type: 'error'; error: SyncError };
 
+/** One request of a plan (see `worker/plan.ts`) as a transport renders queued changes: what goes on the wire, and which changes it carries. */
+export interface WireRequest {
+  method: LastChanceRequest['method'] | 'GET';
+  /** Relative to the base URL. */
+  path: string;
+  body?: unknown;
+  items: SendItem[];
+  /** Sending it twice is harmless: only such a request goes in the page's last copy, whose answer nobody reads. */
+  harmless?: boolean;
+}
+
+/** A plan's entry: a request, or changes that cannot go this time with their outcome (no request made). */
+export type PlannedRequest = WireRequest | { items: SendItem[]; outcome: SendOutcome };
+
 /** A protocol: how to pull, how to send, and what it can express. */
 export interface Transport {
   /** Bound into the store with the server, so one database never mixes protocols. */
   readonly protocol: string;
-  /** How queued changes travel: a request each (several at once), or all ready ones in one request. */
+  /**
+   * How queued changes travel: requests of their own, several at once (`each`); or uploads of every ready change,
+   * one after another, a subscription's flag changes folded behind its head (`all`).
+   */
   readonly batching: 'each' | 'all';
-  /** With `each`: how many adds may share one request (the others still go one each). */
-  readonly addsPerRequest?: number;
   /** Whether a subscription's guid can be changed. */
   readonly guidChanges: boolean;
   /** Where a subscription's guid is its feed URL (gPodder): the guid for a feed URL. */
   readonly guidFor?: (feedUrl: string) => string;
   /** Pull everything changed since `sink.cursor`. */
   pull(sink: PullSink): Promise<void>;
-  /** Send changes (one, or a batch); resolves with an outcome per item, in order. */
-  send(items: readonly SendItem[]): Promise<SendOutcome[]>;
-  /**
-   * The requests `send` would make for these items, for the page to send as it goes away (nobody reads their
-   * answers): only requests that are harmless to repeat; an item that has none is left out.
-   */
-  lastChance?(items: readonly SendItem[]): LastChanceRequest[];
+  /** Render changes (with their addresses) as the requests that carry them, in the order they go. */
+  plan(items: readonly SendItem[]): PlannedRequest[];
+  /** Send one planned request (split where the server refuses its size) and read its answer: an outcome per item, in order. */
+  send(request: WireRequest): Promise<SendOutcome[]>;
   /** Listening state (episode actions), where the protocol has it. */
   readonly episodes?: EpisodeTransport;
   /** A deletion job's status, where the protocol has deletion jobs. */

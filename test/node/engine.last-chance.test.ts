@@ -9,7 +9,7 @@ import type { GpodderDialect, GpodderServer } from '../server/gpodder/types.ts';
 import { startGpodderServer } from '../server/gpodder/server.ts';
 import { wallTime } from '../server/listen.ts';
 import { episodeEngine, feed, gpodderServer, media } from './episode-helpers.ts';
-import { engine, requests, server, until } from './helpers.ts';
+import { engine, requests, server, uniqueDb, until } from './helpers.ts';
 
 /** The copy as the engine tells it, newest last. */
 function copies(e: SyncEngine): LastChanceRequest[][] {
@@ -165,24 +165,39 @@ describe('fresher while open', () => {
 });
 
 describe('a handed-out add: the copy keeps it, the push waits for the server\'s word (issue 31)', () => {
-  it("gPodder: an add whose upload's answer was lost stays in the copy (a request in flight dies with its worker), and the push settles it by a later pull", async () => {
+  it("gPodder: in the copy while its upload is in flight and after its answer was lost (WebKit aborts the worker's request before pagehide), and the push settles it by a later pull", async () => {
     // A second per reading of the server's clock: its stamps (whole seconds) order our upload, another client's
     // removal and the pull.
     let now = 1_700_000_000_000;
     const s = await startGpodderServer({ port: 0, dialect: 'opodsync', time: { ...wallTime, now: () => (now += 1000) } });
     onTestFinished(() => s.close());
     subscribe(s, 1);
-    const e = episodeEngine(s, 'gpodder', 'lc-lost', { progressInterval: 3_600_000, retry: { baseDelay: 60_000, maxDelay: 60_000 } });
+    let release: (() => void) | undefined;
+    const fetch: typeof globalThis.fetch = async (input, init) => {
+      // The first upload waits here, in flight, until the test lets it go.
+      if (init?.method === 'POST' && String(input).includes('subscriptions') && !release) await new Promise<void>((r) => (release = r));
+      return globalThis.fetch(input, init);
+    };
+    const dbName = uniqueDb('lc-lost');
+    const e = episodeEngine(s, 'gpodder', 'lc-lost', { dbName, retry: { baseDelay: 60_000, maxDelay: 60_000 }, fetch });
     const seen = copies(e);
     await e.sync();
+    // Another tab, offline: its edits rebuild this tab's copy (their change events) and start no run here.
+    const other = episodeEngine(s, 'gpodder', 'lc-lost-other', { dbName });
+    other.setOnline(false);
     s.dropNext(1, { method: 'POST', path: /subscription/ }, { afterHandling: true });
     await e.add(feed('lost'));
-    await until(async () => (await e.pending())[0]?.attempts === 1, 3000, 'the upload to fail');
-    // A position after the attempt: the copy told with it was built after the add was handed out.
-    await e.setProgress({ podcast: feed(0), episode: media('lc-2'), guid: 'lc-2' }, { position: 7, total: 600 });
-    const copy = await until(() => (latest(seen).some((r) => r.path.includes('episodes')) ? latest(seen) : undefined), 3000, 'the copy with the position');
-    // The copy is the last chance: a handed-out add goes in it too (the worker's own request dies with the page).
-    expect(copy.map((r) => r.path).sort()).toEqual(['api/2/episodes/alice.json', 'api/2/subscriptions/alice/web-player.json']);
+    await until(() => release, 3000, 'the upload in flight');
+    const uploads = () => latest(seen).filter((r) => r.path.includes('subscriptions')).map((r) => JSON.parse(r.body!) as { add: string[] });
+    await other.add(feed('a'));
+    const inFlight = await until(() => (uploads()[0]?.add.includes(feed('a')) ? uploads() : undefined), 3000, 'the copy with the other tab\'s add');
+    expect(inFlight[0]!.add.sort()).toEqual([feed('a'), feed('lost')].sort());
+    release!();
+    await until(async () => (await e.pending()).find((c) => c.feedUrl === feed('lost'))?.attempts === 1, 3000, 'the upload to fail');
+    // The push waits for the server's word; the copy keeps it: a request that died with the page looks the same.
+    await other.add(feed('b'));
+    const after = await until(() => (uploads()[0]?.add.includes(feed('b')) ? uploads() : undefined), 3000, 'the copy with the second add');
+    expect(after[0]!.add.sort()).toEqual([feed('a'), feed('b'), feed('lost')].sort());
     s.foreign.remove([feed('lost')]);
     await e.sync();
     expect(await e.subscription(feed('lost'))).toMatchObject({ isSubscribed: false, pending: false });

@@ -283,43 +283,50 @@ describe('outbox', () => {
 });
 
 describe('outbox after an outage', () => {
-  it('sync() sends a change waiting out its backoff at once, but never before a Retry-After', async () => {
+  it('sync() sends a change waiting out its backoff at once (the pull answered), but nothing before a Retry-After ends', async () => {
     const s = await server({ seed: 2 });
     const e = engine(s, { retry: { baseDelay: 60_000, maxDelay: 60_000 } });
     await e.sync();
     const [a, b] = s.state().map((x) => x.guid);
     s.failNext(1, 503, { method: 'PATCH', path: `/subscriptions/${a}` });
-    s.failNext(1, 503, { method: 'PATCH', path: `/subscriptions/${b}` }, { retryAfter: 3600 });
     await e.update(a!, { isSubscribed: false });
-    await e.update(b!, { isSubscribed: false });
-    await until(async () => (await e.pending()).every((p) => p.attempts === 1), 3000, 'both to fail once');
+    await until(async () => (await e.pending())[0]?.attempts === 1, 3000, 'the PATCH to fail once');
     expect((await e.status()).lastError?.code).toBe('server');
-    const report = await e.sync();
-    expect(report.pushed).toBe(1);
+    expect((await e.sync()).pushed).toBe(1);
     expect(s.entry(a!)?.is_subscribed).toBe(false);
-    expect(s.entry(b!)?.is_subscribed).toBe(true);
-    expect((await e.pending()).map((p) => p.guid)).toEqual([b]);
     expect((await e.status()).lastError).toBeUndefined();
+    // A Retry-After is the server's word for every request: the pull's answer does not lift it.
+    s.failNext(1, 503, { method: 'PATCH', path: `/subscriptions/${b}` }, { retryAfter: 3600 });
+    await e.update(b!, { isSubscribed: false });
+    await until(async () => (await e.pending())[0]?.attempts === 1, 3000, 'the PATCH to be refused');
+    await e.update(a!, { isSubscribed: true });
+    expect((await e.sync()).pushed).toBe(0);
+    expect(s.entry(a!)?.is_subscribed).toBe(false);
+    expect((await e.pending()).map((p) => p.guid).sort()).toEqual([a, b].sort());
   });
 });
 
-describe('a push carries every queued change, due or not (issue 25)', () => {
-  it('a new edit\'s push sends the changes waiting out a backoff with it, never one under a Retry-After', async () => {
+describe('the backoff belongs to the server, not to each change (issue 31)', () => {
+  it("a new edit waits while a failed request's backoff runs; the next request carries both", async () => {
     const s = await server({ seed: 3 });
     const e = engine(s, { retry: { baseDelay: 60_000, maxDelay: 60_000 } });
     await e.sync();
-    const [a, b, c] = s.state().map((x) => x.guid);
+    const [a, c] = s.state().map((x) => x.guid);
     s.failNext(1, 503, { method: 'PATCH', path: `/subscriptions/${a}` });
-    s.failNext(1, 503, { method: 'PATCH', path: `/subscriptions/${b}` }, { retryAfter: 3600 });
     await e.update(a!, { isSubscribed: false });
-    await e.update(b!, { isSubscribed: false });
-    await until(async () => (await e.pending()).every((p) => p.attempts === 1), 3000, 'both to fail once');
-    // Not sync(): the push a local edit starts on its own. Change a waits 30 s or more for its retry; it goes now.
+    await until(async () => (await e.pending())[0]?.attempts === 1, 3000, 'the PATCH to fail once');
+    s.clearLog();
     await e.update(c!, { isSubscribed: false });
-    await until(async () => s.entry(c!)?.is_subscribed === false && (await e.status()).phase === 'idle', 3000, 'the new edit to be pushed');
+    // A run whose pull fails pushes without the server's answer: the held server sends nothing.
+    s.failNext(1, 500, { method: 'GET' });
+    await expect(e.sync()).rejects.toMatchObject({ code: 'server' });
+    expect(s.log().filter((r) => r.method === 'PATCH')).toEqual([]);
+    expect((await e.pending()).map((p) => p.guid).sort()).toEqual([a, c].sort());
+    // A pull that answers ends the backoff: both go.
+    expect((await e.sync()).pushed).toBe(2);
     expect(s.entry(a!)?.is_subscribed).toBe(false);
-    expect(s.entry(b!)?.is_subscribed).toBe(true);
-    expect((await e.pending()).map((p) => p.guid)).toEqual([b]);
+    expect(s.entry(c!)?.is_subscribed).toBe(false);
+    expect(await e.pending()).toEqual([]);
   });
 });
 

@@ -10,6 +10,7 @@ import { createGpodderTransport } from '../../worker/gpodder/transport.ts';
 import { parseChanges, parseUploaded } from '../../worker/gpodder/wire.ts';
 import type { Http } from '../../worker/http.ts';
 import type { PullSink, RemoteEntry, SendItem, Transport } from '../../worker/transport.ts';
+import { sendAll } from './send-all.ts';
 import { asText, badFeedUrl, feedUrl, FUZZ, FUZZ_IO, fuzzHttp, hostileNumber, hostileValue, isSafeFeedUrl, outcome, serverBody, type FuzzAnswer } from './fuzz.arbitraries.ts';
 
 /** Whole seconds of a server clock that a Date holds (up to year 9999). */
@@ -180,7 +181,7 @@ describe('fuzz: gPodder transport over any answer', () => {
         const body = rename ? { timestamp: (made as { timestamp: number }).timestamp, update_urls: [[urls[rename[0] % urls.length]!, rename[1]]] } : made;
         const { t } = transport(() => ({ status, text: asText(body) }));
         const items: SendItem[] = urls.map((u) => ({ change: change(u), target: undefined }));
-        const outcomes = await t.send(items);
+        const outcomes = await sendAll(t, items);
         expect(outcomes).toHaveLength(items.length);
         for (const o of outcomes) {
           expect(['added', 'error', 'deferred']).toContain(o.type);
@@ -201,7 +202,7 @@ describe('fuzz: gPodder transport over any answer', () => {
           const n = (body.add?.length ?? 0) + (body.remove?.length ?? 0);
           return n > limit ? { status: 413, text: asText({ code: 413, message: 'Payload Too Large' }) } : { status: 200, text: asText({ timestamp: 1_800_000_000, update_urls: [] }) };
         });
-        const outcomes = await t.send(urls.map((u) => ({ change: change(u), target: undefined })));
+        const outcomes = await sendAll(t, urls.map((u) => ({ change: change(u), target: undefined })));
         for (const o of outcomes) expect(o.type, JSON.stringify(o)).toBe('added');
       }),
       FUZZ_IO,

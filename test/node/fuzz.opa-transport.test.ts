@@ -8,6 +8,7 @@ import { isSyncError } from '../../src/errors.ts';
 import type { StoredChange } from '../../src/schema.ts';
 import { createOpaTransport } from '../../worker/opa/transport.ts';
 import type { PullSink, RemoteEntry, SendItem } from '../../worker/transport.ts';
+import { sendAll } from './send-all.ts';
 import { asText, feedUrl, FUZZ_IO, fuzzHttp, guid, isoTimestamp, isSafeFeedUrl, oneItemWrong, serverBody, stillClock, type FuzzAnswer } from './fuzz.arbitraries.ts';
 
 const HTML = '<!doctype html><html><body>Sign in</body></html>';
@@ -39,7 +40,7 @@ const validAccepted = fc.record({ deletion_id: fc.nat(), message: fc.string() })
 /** A send of one change against one made-up answer. */
 async function sendOnce(item: SendItem, answer: FuzzAnswer) {
   const { http, requests } = fuzzHttp(() => answer);
-  const outcomes = await createOpaTransport(http, stillClock, 5).send([item]);
+  const outcomes = await sendAll(createOpaTransport(http, stillClock, 5), [item]);
   expect(outcomes).toHaveLength(1);
   const outcome = outcomes[0]!;
   if (outcome.type === 'error') expect(isSyncError(outcome.error), `not a SyncError: ${String(outcome.error)}`).toBe(true);

@@ -143,6 +143,8 @@ describe('store() contract', () => {
     expect(second.subscriptions[0]).toBe(first.subscriptions[0]);
     expect(second.subscriptions[2]).toBe(first.subscriptions[2]);
     expect(second.subscriptions[1]).toMatchObject({ guid: 'b', isSubscribed: false });
+    // The list patched in place is frozen with the snapshot it joins.
+    expect(Object.isFrozen(second.subscriptions) && Object.isFrozen(second.subscriptions[1])).toBe(true);
     expect(second.pending).toBe(first.pending);
     expect(second.status).toBe(first.status);
   });

@@ -129,7 +129,7 @@ export async function pushEpisodeState(
     store: store.episodes,
     clock: ctx.clock,
     now: ctx.steadyNow,
-    backoff: { baseDelay: ctx.opts.baseDelay, maxDelay: ctx.opts.maxDelay },
+    backoff: ctx.opts,
     device: ctx.opts.device,
     interval: ctx.opts.progressInterval,
     flush,

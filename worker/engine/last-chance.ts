@@ -6,7 +6,9 @@
 import type { LastChanceRequest } from '../../src/protocol.ts';
 import type { StoredEpisode } from '../../src/schema.ts';
 import { MAX_ACTIONS_PER_UPLOAD, playAction } from '../episodes/push.ts';
-import { heads, withFollowers } from '../outbox.ts';
+import { lastChanceRequest } from '../http.ts';
+import { choose } from '../plan.ts';
+import type { WireRequest } from '../transport.ts';
 import { reader } from './binding.ts';
 import type { EngineContext } from './context.ts';
 
@@ -50,23 +52,14 @@ async function build(ctx: EngineContext, store: ReturnType<typeof reader>): Prom
     while (actions.length && !take(episodes.lastChance(actions))) actions.pop();
   }
   const { transport } = ctx;
-  if (transport.lastChance) {
-    const pending = await store.pendingChanges();
-    // Everything queued, handed out or not: a request of this tab's still in flight dies with its worker (WebKit
-    // aborts it), so holding a handed-out add back until a pull (the push's rule) lost a feed added just before
-    // the page went, until the next open. The rarer case it guarded, a lost answer and another device's remove
-    // before the close, is issue 31's to settle.
-    let chosen = heads(pending).filter((c) => c.state === 'queued');
-    if (transport.batching === 'all') chosen = withFollowers(pending, chosen, () => true);
-    if (transport.batching === 'all') {
-      for (const request of transport.lastChance(await store.sendItems(chosen))) take(request);
-    } else {
-      // A request each: addressed one by one, only until the copy is full (a long offline queue is not read whole).
-      for (const change of chosen) {
-        if (out.length >= LAST_CHANCE_REQUESTS) break;
-        for (const request of transport.lastChance(await store.sendItems([change]))) take(request);
-      }
-    }
+  // The push's plan, every queued change in it, handed out or not: WebKit aborts a request of this page's worker as
+  // the page navigates, before its pagehide, and a copy rebuilt without a change that request carried (it may have
+  // arrived, the push's rule says) lost a feed added just before the page went. Following the push's rule (`mayGo`)
+  // here waits for a way to tell that death from a lost answer (issue 31).
+  const { going } = choose(await store.pendingChanges(), transport, { now: 0, copy: true, open: () => true });
+  for (const request of transport.plan(await store.sendItems(going))) {
+    const { method, path, body, harmless } = request as WireRequest;
+    if (harmless) take(lastChanceRequest(method as LastChanceRequest['method'], path, body));
   }
   return out;
 }

@@ -84,7 +84,8 @@ export async function execute(ctx: EngineContext, kind: 'sync' | 'push', fromTim
         now: ctx.steadyNow,
         // A pull that just succeeded proves the server answers: changes waiting out a backoff go now.
         force: kind === 'sync' && pullError === undefined,
-        backoff: { baseDelay: ctx.opts.baseDelay, maxDelay: ctx.opts.maxDelay },
+        // The options hold the backoff's settings (`baseDelay`, `maxDelay`) as they are.
+        backoff: ctx.opts,
         concurrency: ctx.opts.concurrency,
         inFlight: state.inFlight,
         by: 'clients' in globalThis ? 'sw' : 'tab',

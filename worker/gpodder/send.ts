@@ -3,11 +3,9 @@
 // two subscriptions (the later change waits for the next upload). An upload the server refuses whole (400,
 // or 413 from a body limit in front of it) is split until the refused changes are found, so the good ones go.
 import { SyncError, isSyncError } from '../../src/errors.ts';
-import type { StoredChange } from '../../src/schema.ts';
-import type { LastChanceRequest } from '../../src/protocol.ts';
-import { lastChanceRequest, type Http } from '../http.ts';
+import type { Http } from '../http.ts';
 import { formatTimestamp } from '../time.ts';
-import type { SendItem, SendOutcome } from '../transport.ts';
+import type { PlannedRequest, SendItem, SendOutcome, WireRequest } from '../transport.ts';
 import { renames } from './renames.ts';
 import { parseUploaded, type WireUpload, type WireUploaded } from './wire.ts';
 
@@ -82,8 +80,8 @@ const other = (owners: Owners, url: string, row: string) => [...(owners.get(url)
  * Fold items into per-subscription units of list operations; `outcomes` gets what is not sent this time (deferred,
  * or an error) and `units` what goes.
  */
-function fold(items: readonly SendItem[]): { outcomes: Map<StoredChange, SendOutcome>; units: Unit[] } {
-  const outcomes = new Map<StoredChange, SendOutcome>();
+function fold(items: readonly SendItem[]): { outcomes: Map<SendItem, SendOutcome>; units: Unit[] } {
+  const outcomes = new Map<SendItem, SendOutcome>();
   const units = new Map<string, Unit>();
   const adds: Owners = new Map();
   const removes: Owners = new Map();
@@ -92,19 +90,19 @@ function fold(items: readonly SendItem[]): { outcomes: Map<StoredChange, SendOut
   for (const item of items) {
     const row = item.change.guid;
     if (held.has(row)) {
-      outcomes.set(item.change, { type: 'deferred' });
+      outcomes.set(item, { type: 'deferred' });
       continue;
     }
     const ops = opsFor(item);
     if (ops instanceof SyncError) {
-      outcomes.set(item.change, { type: 'error', error: ops });
+      outcomes.set(item, { type: 'error', error: ops });
       held.add(row);
       continue;
     }
     // The same URL in both lists is refused by mygpo and means "remove" to opodsync: another subscription's
     // opposite word on it waits for the next upload.
     if (ops.add.some((u) => other(removes, u, row)) || ops.remove.some((u) => other(adds, u, row))) {
-      outcomes.set(item.change, { type: 'deferred' });
+      outcomes.set(item, { type: 'deferred' });
       held.add(row);
       continue;
     }
@@ -131,17 +129,22 @@ function fold(items: readonly SendItem[]): { outcomes: Map<StoredChange, SendOut
 /** The upload body of some units. */
 const uploadBody = (batch: Unit[]): WireUpload => ({ add: [...new Set(batch.flatMap((u) => [...u.add]))], remove: [...new Set(batch.flatMap((u) => [...u.remove]))] });
 
-/** The uploads `sendGpodder` would make for these items (adding or removing a URL twice is harmless). */
-export function lastChanceGpodder(path: string, items: readonly SendItem[]): LastChanceRequest[] {
-  return chunks(fold(items).units).map((batch) => lastChanceRequest('POST', path, uploadBody(batch)));
+/**
+ * The uploads for these items, at most MAX_UPLOAD_URLS URLs each (adding or removing a URL twice is harmless), and
+ * the items that wait for the next upload or cannot go, with their outcome.
+ */
+export function planGpodder(path: string, items: readonly SendItem[]): PlannedRequest[] {
+  const { outcomes, units } = fold(items);
+  const out: PlannedRequest[] = [...outcomes].map(([item, outcome]) => ({ items: [item], outcome }));
+  for (const batch of chunks(units)) out.push({ method: 'POST', path, body: uploadBody(batch), items: batch.flatMap((u) => u.items), harmless: true });
+  return out;
 }
 
-/** Send changes as uploads of at most MAX_UPLOAD_URLS (splitting one the server refuses whole). */
-export async function sendGpodder(http: Http, path: string, items: readonly SendItem[], uploaded: (timestamp: number) => void, offset = 0): Promise<SendOutcome[]> {
-  const { outcomes, units } = fold(items);
-  const judge: Judge = (item, answer) => outcomeOf(item, answer, offset);
-  for (const chunk of chunks(units)) await upload(http, path, chunk, outcomes, uploaded, judge);
-  return items.map((item) => outcomes.get(item.change)!);
+/** Send one planned upload (splitting it where the server refuses it whole): an outcome per item, in order. */
+export async function sendGpodder(http: Http, request: WireRequest, uploaded: (timestamp: number) => void, offset: number): Promise<SendOutcome[]> {
+  const outcomes = new Map<SendItem, SendOutcome>();
+  await upload(http, request.path, fold(request.items).units, outcomes, uploaded, (item, answer) => outcomeOf(item, answer, offset));
+  return request.items.map((item) => outcomes.get(item)!);
 }
 
 /** Units in uploads of at most MAX_UPLOAD_URLS URLs (a unit is never split: its changes go together). */
@@ -166,7 +169,7 @@ function chunks(units: Unit[]): Unit[][] {
 /** How an upload's answer settles each change (`outcomeOf` with the transport's clock offset). */
 type Judge = (item: SendItem, answer: WireUploaded) => SendOutcome;
 
-async function upload(http: Http, path: string, batch: Unit[], outcomes: Map<StoredChange, SendOutcome>, uploaded: (timestamp: number) => void, judge: Judge): Promise<void> {
+async function upload(http: Http, path: string, batch: Unit[], outcomes: Map<SendItem, SendOutcome>, uploaded: (timestamp: number) => void, judge: Judge): Promise<void> {
   if (!batch.length) return;
   const body = uploadBody(batch);
   try {
@@ -178,7 +181,7 @@ async function upload(http: Http, path: string, batch: Unit[], outcomes: Map<Sto
       throw new SyncError('bad-response', error instanceof Error ? error.message : String(error), { status: response.status });
     }
     uploaded(answer.timestamp);
-    for (const unit of batch) for (const item of unit.items) outcomes.set(item.change, judge(item, answer));
+    for (const unit of batch) for (const item of unit.items) outcomes.set(item, judge(item, answer));
   } catch (error) {
     if (!isSyncError(error)) throw error;
     // 400: refused whole, nothing of it stored. 413: too large for the server or a proxy in front of it.
@@ -189,6 +192,6 @@ async function upload(http: Http, path: string, batch: Unit[], outcomes: Map<Sto
       await upload(http, path, batch.slice(half), outcomes, uploaded, judge);
       return;
     }
-    for (const unit of batch) for (const item of unit.items) outcomes.set(item.change, { type: 'error', error });
+    for (const unit of batch) for (const item of unit.items) outcomes.set(item, { type: 'error', error });
   }
 }

@@ -5,7 +5,7 @@ import type { Transport } from '../transport.ts';
 import { createEpisodeTransport, episodePaths } from './episodes.ts';
 import { gpodderPaths } from './paths.ts';
 import { pullGpodder, type PullMemo } from './pull.ts';
-import { lastChanceGpodder, sendGpodder } from './send.ts';
+import { planGpodder, sendGpodder } from './send.ts';
 
 /** What the gPodder transport needs from the engine. */
 export interface GpodderOptions {
@@ -95,11 +95,11 @@ export function createGpodderTransport(options: GpodderOptions): Transport {
       const left = (await loadMemo()).marks.filter((m) => !memo.marks.includes(m));
       await saveMemo({ ...result.memo, marks: left });
     },
-    lastChance: (items) => lastChanceGpodder(paths().upload, items),
-    async send(items) {
+    plan: (items) => planGpodder(paths().upload, items),
+    async send(request) {
       await register();
       const uploads: number[] = [];
-      const outcomes = await sendGpodder(http, paths().upload, items, (timestamp) => uploads.push(timestamp), (await loadMemo()).offset);
+      const outcomes = await sendGpodder(http, request, (timestamp) => uploads.push(timestamp), (await loadMemo()).offset);
       if (uploads.length) {
         const kept = await loadMemo();
         await saveMemo({ ...kept, marks: [...kept.marks, ...uploads] });

@@ -2,10 +2,10 @@
 // (PATCH updates, DELETE and its job).
 import { SyncError, isSyncError } from '../../src/errors.ts';
 import { isGuid } from '../guid.ts';
-import { lastChanceRequest, type Http } from '../http.ts';
-import type { LastChanceRequest } from '../../src/protocol.ts';
+import { harmless } from '../store/delivery.ts';
+import type { Http } from '../http.ts';
 import type { StoredChange } from '../../src/schema.ts';
-import type { SendItem, SendOutcome } from '../transport.ts';
+import type { PlannedRequest, SendItem, SendOutcome, WireRequest } from '../transport.ts';
 import { toAddedEntry, toUpdateResult } from './entries.ts';
 import { parseAddResult, parseDeletion, parseDeletionAccepted, parseUpdateResult, type WireUpdateRequest } from './wire.ts';
 
@@ -29,48 +29,72 @@ function patchBody(change: StoredChange): WireUpdateRequest {
   return body;
 }
 
+/** Adds one POST carries: 1,000 feeds imported offline reach the server in 10 requests, each body about 10 KB. */
+export const ADDS_PER_REQUEST = 100;
+
+const postOf = (items: SendItem[]): WireRequest => ({
+  method: 'POST',
+  path: 'subscriptions',
+  body: { subscriptions: items.map(({ change }) => ({ feed_url: change.feedUrl!, ...(change.addGuid && { guid: change.addGuid }) })) },
+  items,
+});
+
 /**
- * The last-chance requests for queued changes: a PATCH sets the same fields again, a DELETE of a deleted entry
- * is answered 404/410 (done, to the outbox). A guid change is left out (its old guid then leads to the new one,
- * which the next open would be told to rename again), and so is an add: a POST whose answer nobody reads may
- * create the feed under a guid the server chose, and the next open's pull would list it before the queued add's
- * own POST is answered; adds wait for the next open instead of depending on how those two meet.
+ * The requests for queued changes: adds in POSTs of `ADDS_PER_REQUEST` (its body takes a list), a PATCH or a DELETE
+ * each (harmless to repeat: a PATCH sets the same fields again, a DELETE of a deleted entry is answered 404/410,
+ * done to the outbox), a deletion job's GET. A POST is not harmless: one whose answer nobody reads may create the
+ * feed under a guid the server chose, and the next open's pull would list it before the queued add's own POST is
+ * answered. Nor is a guid change: its old guid then leads to the new one, which the next open would be told to
+ * rename again.
  */
-export function lastChanceOpa(items: readonly SendItem[]): LastChanceRequest[] {
-  const out: LastChanceRequest[] = [];
-  for (const { change, target } of items) {
-    if (change.kind === 'add' || change.state !== 'queued' || change.change?.guid !== undefined || target === undefined || !isGuid(target)) continue;
-    const path = `subscriptions/${encodeURIComponent(target)}`;
-    out.push(change.kind === 'remove' ? lastChanceRequest('DELETE', path) : lastChanceRequest('PATCH', path, patchBody(change)));
+export function planOpa(items: readonly SendItem[]): PlannedRequest[] {
+  const adds = items.filter((i) => i.change.kind === 'add');
+  const out: PlannedRequest[] = [];
+  for (let i = 0; i < adds.length; i += ADDS_PER_REQUEST) out.push(postOf(adds.slice(i, i + ADDS_PER_REQUEST)));
+  for (const item of items) {
+    const { change, target } = item;
+    const items = [item];
+    if (change.kind === 'add') continue;
+    if (change.state === 'deleting' && change.deletionId !== undefined) out.push({ method: 'GET', path: `deletions/${change.deletionId}`, items });
+    // The last check before a guid becomes a path segment (a store written before the rule may hold one).
+    else if (target === undefined || !isGuid(target)) {
+      const error = target === undefined ? new SyncError('not-found', 'the subscription has no server guid yet') : new SyncError('invalid', `the guid ${JSON.stringify(target)} cannot be a path segment`);
+      out.push({ items, outcome: { type: 'error', error } });
+    } else {
+      const remove = change.kind === 'remove';
+      out.push({ method: remove ? 'DELETE' : 'PATCH', path: `subscriptions/${encodeURIComponent(target)}`, body: remove ? undefined : patchBody(change), items, harmless: harmless(change) });
+    }
   }
   return out;
 }
 
-/** Send one change, or adds in one POST; every `SyncError` becomes an outcome (the outbox classifies it). */
-export async function sendOpa(http: Http, items: readonly SendItem[]): Promise<SendOutcome[]> {
+/** Send one planned request; every `SyncError` becomes an outcome (the outbox classifies it). A 413 on a POST of several sends each half on its own. */
+export async function sendOpa(http: Http, request: WireRequest): Promise<SendOutcome[]> {
+  const { items, method } = request;
   try {
-    return items[0]!.change.kind === 'add' ? await postAdds(http, items) : [await request(http, items[0]!)];
+    const response = await http.request(method, http.url(request.path), request.body);
+    if (method === 'POST') return added(items, response);
+    if (method === 'PATCH') return [{ type: 'updated', result: toUpdateResult(read(response, parseUpdateResult)) }];
+    // 204 is "deleted, nothing to add" (an empty 200/201/202 never gets here: the HTTP layer refuses it).
+    if (method === 'DELETE') return [response.status === 204 ? { type: 'deleted' } : { type: 'deletion-started', deletionId: read(response, parseDeletionAccepted).deletion_id }];
+    const status = read(response, parseDeletion);
+    if (status.status === 'PENDING') return [{ type: 'deletion-pending' }];
+    if (status.status === 'SUCCESS') return [{ type: 'deleted' }];
+    // FAILURE: the server rolled the deletion back, so the subscription is back too.
+    return [{ type: 'deletion-failed', message: `deletion ${items[0]!.change.deletionId} failed on the server and was rolled back${status.message ? `: ${status.message}` : ''}` }];
   } catch (error) {
-    if (isSyncError(error)) return items.map(() => ({ type: 'error', error }));
-    throw error;
+    if (!isSyncError(error)) throw error;
+    if (error.status !== 413 || items.length < 2) return items.map(() => ({ type: 'error', error }));
+    const half = items.length >> 1;
+    return [...(await sendOpa(http, postOf(items.slice(0, half)))), ...(await sendOpa(http, postOf(items.slice(half))))];
   }
 }
 
 /**
- * Adds in one `POST /subscriptions`, each settled by its own entry in the answer (`success` or `failure`, found
- * by feed URL; by place when every one succeeded, as a server that rewrites URLs answers). A 413 (the body too
- * large for the server) sends each half on its own.
+ * What a POST's answer says of each add: its own entry (`success` or `failure`, found by feed URL; by place when
+ * every one succeeded, as a server that rewrites URLs answers).
  */
-async function postAdds(http: Http, items: readonly SendItem[]): Promise<SendOutcome[]> {
-  const body = { subscriptions: items.map(({ change }) => ({ feed_url: change.feedUrl!, ...(change.addGuid && { guid: change.addGuid }) })) };
-  let response;
-  try {
-    response = await http.request('POST', http.url('subscriptions'), body);
-  } catch (error) {
-    if (!isSyncError(error) || error.status !== 413 || items.length < 2) throw error;
-    const half = items.length >> 1;
-    return [...(await sendOpa(http, items.slice(0, half))), ...(await sendOpa(http, items.slice(half)))];
-  }
+function added(items: SendItem[], response: { status: number; body: unknown }): SendOutcome[] {
   const { success, failure } = read(response, parseAddResult);
   return items.map(({ change }, i): SendOutcome => {
     const added = success.find((s) => s.feed_url === change.feedUrl) ?? (success.length === items.length ? success[i] : undefined);
@@ -80,30 +104,4 @@ async function postAdds(http: Http, items: readonly SendItem[]): Promise<SendOut
     if (!refusal && items.length > 1) return { type: 'error', error: new SyncError('bad-response', `POST /subscriptions: the answer does not name ${change.feedUrl}`, { status: response.status }) };
     return { type: 'error', error: new SyncError('invalid', `POST /subscriptions: ${refusal?.message ?? 'nothing added'}`, { status: response.status }) };
   });
-}
-
-async function request(http: Http, { change, target }: SendItem): Promise<SendOutcome> {
-  if (change.state === 'deleting' && change.deletionId !== undefined) {
-    const response = await http.request('GET', http.url(`deletions/${change.deletionId}`));
-    const status = read(response, parseDeletion);
-    if (status.status === 'PENDING') return { type: 'deletion-pending' };
-    if (status.status === 'SUCCESS') return { type: 'deleted' };
-    // FAILURE: the server rolled the deletion back, so the subscription is back too.
-    return { type: 'deletion-failed', message: `deletion ${change.deletionId} failed on the server and was rolled back${status.message ? `: ${status.message}` : ''}` };
-  }
-
-  if (target === undefined) throw new SyncError('not-found', 'the subscription has no server guid yet');
-  // The last check before a guid becomes a path segment (a store written before the rule may hold one).
-  if (!isGuid(target)) throw new SyncError('invalid', `the guid ${JSON.stringify(target)} cannot be a path segment`);
-  const path = `subscriptions/${encodeURIComponent(target)}`;
-
-  if (change.kind === 'update') {
-    const response = await http.request('PATCH', http.url(path), patchBody(change));
-    return { type: 'updated', result: toUpdateResult(read(response, parseUpdateResult)) };
-  }
-
-  const response = await http.request('DELETE', http.url(path));
-  // 204 is "deleted, nothing to add" (an empty 200/201/202 never gets here: the HTTP layer refuses it).
-  if (response.status === 204) return { type: 'deleted' };
-  return { type: 'deletion-started', deletionId: read(response, parseDeletionAccepted).deletion_id };
 }
