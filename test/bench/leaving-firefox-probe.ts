@@ -2,7 +2,8 @@
 // (README "Leaving the page"). Per way of closing a tab, counts of closes whose `pagehide` ran (the page tells a
 // same-origin tab over a BroadcastChannel), whose `sendBeacon` reached a local server, and whose keepalive
 // `fetch` (JSON and Authorization, as the last-chance copy) did. `RUNS=N`, `CLOSES=bidi,...`, `BUSY=ms` (work in
-// `pagehide` before the fetch), `FETCH_AT=visibilitychange` (the fetch at `visibilitychange` hidden instead).
+// `pagehide` before the fetch), `FETCH_AT=visibilitychange` (the fetch at `visibilitychange` hidden instead),
+// `SEND=keepalive|beacon` (only one of the two), `COOKIE=1` (the fetch with a cookie, no Authorization).
 //
 // `CLIENT=session npx tsx test/bench/leaving-firefox-probe.ts`: the real client instead of a stand-in page, on
 // gPodder with session auth (`auth: { type: 'session' }`, the cookie from the server's login; the page reaches the
@@ -29,6 +30,10 @@ async function syntheticProbe(): Promise<void> {
   const CLOSES = (process.env['CLOSES'] ?? 'bidi,bidi-prompt,self-close,opened,navigate').split(',');
   const BUSY = Number(process.env['BUSY'] ?? 0);
   const FETCH_AT = process.env['FETCH_AT'] === 'visibilitychange' ? 'visibilitychange' : 'pagehide';
+  const SEND = process.env['SEND'] === 'keepalive' || process.env['SEND'] === 'beacon' ? process.env['SEND'] : 'both';
+  // The keepalive fetch's credentials: the Authorization header (as Basic and bearer), or a cookie (a gPodder session).
+  const COOKIE = process.env['COOKIE'] === '1';
+  const fetchCredentials = COOKIE ? `headers: { 'Content-Type': 'application/json' }` : `headers: { 'Content-Type': 'application/json', Authorization: 'Basic YTpi' }, credentials: 'omit'`;
 
   /** What reached the server, per page id: 'beacon', 'keepalive'. */
   const arrived = new Map<string, Set<string>>();
@@ -36,12 +41,13 @@ async function syntheticProbe(): Promise<void> {
   const probePage = (id: string) => `<!doctype html><script>
   const id = ${JSON.stringify(id)};
   const channel = new BroadcastChannel('probe');
-  const keepalive = () => fetch('/keepalive?id=' + id, { method: 'POST', keepalive: true, body: JSON.stringify({ id }), headers: { 'Content-Type': 'application/json', Authorization: 'Basic YTpi' }, credentials: 'omit', cache: 'no-store' }).catch(() => {});
+  ${COOKIE ? `document.cookie = 'sessionid=' + id + '; path=/';` : ''}
+  const keepalive = () => ${SEND === 'beacon' ? '0' : `fetch('/keepalive?id=' + id, { method: 'POST', keepalive: true, body: JSON.stringify({ id }), ${fetchCredentials}, cache: 'no-store' }).catch(() => {})`};
   addEventListener('pagehide', () => {
     channel.postMessage(id);
     const until = performance.now() + ${BUSY};
     while (performance.now() < until);
-    navigator.sendBeacon('/beacon?id=' + id, 'x');
+    if (${JSON.stringify(SEND)} !== 'keepalive') navigator.sendBeacon('/beacon?id=' + id, 'x');
     if (${JSON.stringify(FETCH_AT)} === 'pagehide') keepalive();
   });
   document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'hidden' && ${JSON.stringify(FETCH_AT)} === 'visibilitychange') keepalive(); });
@@ -56,7 +62,10 @@ async function syntheticProbe(): Promise<void> {
     if (url.pathname === '/listener') return void res.end(listenerPage);
     req.resume();
     req.on('end', () => {
+      // With COOKIE=1 a keepalive fetch counts only when it carried the page's cookie.
+    if (!(COOKIE && url.pathname === '/keepalive' && !(req.headers.cookie ?? '').includes(`sessionid=${id}`))) {
       arrived.set(id, (arrived.get(id) ?? new Set()).add(url.pathname.slice(1)));
+    }
       res.end('ok');
     });
   });
@@ -88,7 +97,7 @@ async function syntheticProbe(): Promise<void> {
   }
 
   const browser = await puppeteer.launch({ browser: 'firefox', executablePath: enginePaths('firefox')[0]!, headless: true });
-  console.log(`${await browser.version()}, ${RUNS} runs, keepalive fetch at ${FETCH_AT}${BUSY ? ` after ${BUSY} ms of work` : ''}`);
+  console.log(`${await browser.version()}, ${RUNS} runs, sending ${SEND}, keepalive fetch at ${FETCH_AT} with ${COOKIE ? 'a cookie' : 'an Authorization header'}${BUSY ? ` after ${BUSY} ms of work` : ''}`);
   console.log('| close | pagehide ran | sendBeacon arrived | keepalive fetch arrived |\n|---|---|---|---|');
   for (const how of CLOSES) {
     const context = await browser.createBrowserContext();
@@ -99,7 +108,7 @@ async function syntheticProbe(): Promise<void> {
       const id = `${how}-${i}-${Date.now()}`;
       const page = await open(context, listener, how, `${base}/page?id=${id}`);
       await close(page, listener, how);
-      for (let t = 0; t < 60 && arrived.get(id)?.size !== 2; t++) await sleep(50);
+      for (let t = 0; t < 60 && (arrived.get(id)?.size ?? 0) < (SEND === 'both' ? 2 : 1); t++) await sleep(50);
       if ((await listener.evaluate(() => (window as unknown as { hidden: string[] }).hidden)).includes(id)) count.pagehide++;
       if (arrived.get(id)?.has('beacon')) count.beacon++;
       if (arrived.get(id)?.has('keepalive')) count.keepalive++;
@@ -123,7 +132,7 @@ async function sessionProbe(): Promise<void> {
   const podcast = 'https://feeds.example/probe/leaving.xml';
   server.foreign.add([podcast], { device });
   const origin = new URL(pages.url).origin;
-  const count = { keepalive: { runs: 0, sent: 0, copy: 0, worker: 0, either: 0 }, beacon: { runs: 0, sent: 0, copy: 0, worker: 0, either: 0 } };
+  const count = { keepalive: { runs: 0, asked: 0, sent: 0, copy: 0, worker: 0, either: 0 }, beacon: { runs: 0, asked: 0, sent: 0, copy: 0, worker: 0, either: 0 } };
   try {
     const context = await browser.newContext();
     // A tab that stays open, as the leaving bench's (closing a context's last tab may end it); it hears on a
@@ -157,6 +166,7 @@ async function sessionProbe(): Promise<void> {
           const url = new URL(String(input));
           url.searchParams.set('via', arm);
           const told = new BroadcastChannel('probe-copy');
+          told.postMessage(`${episode} asked`);
           if (arm === 'keepalive') {
             told.postMessage(episode);
             return send(url, init);
@@ -183,17 +193,19 @@ async function sessionProbe(): Promise<void> {
       const worker = arrived.some((e) => e.query['via'] === undefined && e.authorized);
       const c = count[arm];
       c.runs++;
-      if ((await listener.evaluate(() => (window as unknown as { heard: string[] }).heard)).includes(episode)) c.sent++;
+      const heard = await listener.evaluate(() => (window as unknown as { heard: string[] }).heard);
+      if (heard.includes(`${episode} asked`)) c.asked++;
+      if (heard.includes(episode)) c.sent++;
       if (copy) c.copy++;
       if (worker) c.worker++;
       if (copy || worker) c.either++;
     }
     await context.close();
     console.log(`${browser.version}, gPodder (opodsync dialect) with session auth through the page's origin, ${runs} closes per arm (${closeBy === 'tab' ? 'tab closed' : 'navigated away, then closed'})`);
-    console.log('| last copy sent with | page handed it over (pagehide ran; beacon queued) | copy reached the server with the cookie | worker’s own push got there | position on the server |\n|---|---|---|---|---|');
+    console.log('| last copy sent with | the client sent its copy (pagehide ran) | handed to the network (fetch called; sendBeacon true) | copy reached the server with the cookie | worker’s own push got there | position on the server |\n|---|---|---|---|---|---|');
     for (const [arm, c] of Object.entries(count)) {
       const name = arm === 'keepalive' ? 'keepalive fetch (the client today)' : 'navigator.sendBeacon';
-      console.log(`| ${name} | ${c.sent}/${c.runs} | ${c.copy}/${c.runs} | ${c.worker}/${c.runs} | ${c.either}/${c.runs} |`);
+      console.log(`| ${name} | ${c.asked}/${c.runs} | ${c.sent}/${c.runs} | ${c.copy}/${c.runs} | ${c.worker}/${c.runs} | ${c.either}/${c.runs} |`);
     }
   } finally {
     await browser.close();
