@@ -31,6 +31,7 @@ forEachEngine((engine) => {
 
   it('a page in the back/forward cache holds nothing another tab waits on; back, it syncs again and shows what changed meanwhile', async () => {
     const entries = h.server.seed(1500);
+    h.server.setLatency(100);
     const context = await h.browser.newContext();
     try {
       const options = clientOptions(h.server, uniqueDbName('bfcache'), { pageSize: 50 });
@@ -43,9 +44,12 @@ forEachEngine((engine) => {
         // The app's list, mounted before the page goes: back, it must not keep what it showed then.
         window.opa.client.store().subscribe(() => undefined);
       });
-      // Away while the first pull still writes page after page.
-      await waitFor('the first pull to be writing', () => page.evaluate(async () => (await window.opa.client.status()).phase === 'pulling'), 10_000, 5);
+      // Away while the first pull still writes page after page: each of its 30 pages answered 100 ms late, the
+      // page goes once the second is asked for (the first is being written), with over 2.5 s of pull still to come
+      // however fast the machine (a pull seen in the `pulling` phase by polling could end before it was seen).
+      await waitFor('the first pull to be writing', () => h.server.log().some((e) => e.method === 'GET' && e.path === '/v1/subscriptions' && e.query['page'] === '2'), 15_000, 5);
       await page.goto(`${h.pages.url}inert.html`);
+      h.server.setLatency(0);
 
       expect(await rawRead(other, options.dbName!, 10_000)).not.toBe('hung');
       // The other tab leads (the frozen page holds no lock), finishes the pull, and pushes its own edit.
