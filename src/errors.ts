@@ -19,14 +19,17 @@ export type SyncErrorCode =
 
 /** Extra data an error may carry. */
 export interface SyncErrorInit {
+  /** The HTTP status of the answer, when there was one. */
   status?: number;
   /** Milliseconds the server asked us to wait (Retry-After). */
   retryAfter?: number;
+  /** The underlying error (the error's `cause`). */
   cause?: unknown;
 }
 
 /** The one error type of opa-sync: `code` says what went wrong, `status` the HTTP status when there was one. */
 export class SyncError extends Error {
+  /** Always `'SyncError'`: what `isSyncError` checks, across the worker boundary too. */
   override readonly name = 'SyncError';
   /** What went wrong: see the guide docs/errors.md for each code and what to do about it. */
   readonly code: SyncErrorCode;

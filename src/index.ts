@@ -6,7 +6,8 @@
 export { createSyncClient } from './client.ts';
 export type { SyncClient } from './client.ts';
 export { SyncError, isSyncError } from './errors.ts';
-export type { SyncErrorCode } from './errors.ts';
+export type { SyncErrorCode, SyncErrorInit } from './errors.ts';
 export { openSyncDatabase, defaultDbName } from './schema.ts';
-export type { SyncDatabase, StoredSubscription, ServerBase, StoredChange } from './schema.ts';
+export type { SyncDatabase } from './schema.ts';
+export type { StoredSubscription, ServerBase, StoredChange, OutboxState, Handout, StoredEpisode, PendingEpisode, StoredAlias, StoredMeta } from './stored.ts';
 export type * from './types.ts';

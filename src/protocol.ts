@@ -9,9 +9,11 @@ export type WorkerStartOptions = Omit<ClientOptions, 'worker' | 'onLastChance'>;
  * own). The page sends it with `keepalive` as it goes away: the worker dies with it.
  */
 export interface LastChanceRequest {
+  /** The HTTP method. */
   method: 'POST' | 'PATCH' | 'DELETE';
   /** Relative to `baseUrl`. */
   path: string;
+  /** The request's headers, credentials left out. */
   headers: Record<string, string>;
   /** The JSON body as it goes on the wire. */
   body?: string;

@@ -6,10 +6,15 @@ export type { ServerBase, StoredSubscription, OutboxState, Handout, StoredChange
 
 /** The Dexie database of one opa-sync store. */
 export type SyncDatabase = Dexie & {
+  /** The local view of each subscription with its server base, keyed by the guid the app sees. */
   subscriptions: EntityTable<StoredSubscription, 'guid'>;
+  /** Local changes waiting for the server (and those it refused), oldest first. */
   outbox: EntityTable<StoredChange, 'id'>;
+  /** Replaced guids and what replaced them. */
   aliases: EntityTable<StoredAlias, 'from'>;
+  /** The engine's bookkeeping (cursor, binding, …). */
   meta: EntityTable<StoredMeta, 'key'>;
+  /** Each episode's listening state. */
   episodes: EntityTable<StoredEpisode, 'id'>;
 };
 

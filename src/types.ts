@@ -7,10 +7,36 @@ import type { SyncErrorCode } from './errors.ts';
  * the password.
  */
 export type Auth =
-  | { type: 'bearer'; token: string }
-  | { type: 'basic'; username: string; password: string }
-  | { type: 'session'; username: string; password: string }
-  | { type: 'header'; name: string; value: string };
+  | {
+      /** Sent as `Authorization: Bearer {token}`. */
+      type: 'bearer';
+      /** The bearer token. */
+      token: string;
+    }
+  | {
+      /** Sent as `Authorization: Basic …` (UTF-8) on every request. */
+      type: 'basic';
+      /** The account's user name (gPodder, Nextcloud: also the account the store is bound to). */
+      username: string;
+      /** The account's password. */
+      password: string;
+    }
+  | {
+      /** A gPodder login once, then the session cookie the server set. */
+      type: 'session';
+      /** The account's user name (also the account the store is bound to). */
+      username: string;
+      /** The account's password: sent only with the login. */
+      password: string;
+    }
+  | {
+      /** One header of the app's choosing on every request. */
+      type: 'header';
+      /** The header's name (e.g. `X-Api-Key`). */
+      name: string;
+      /** The header's value. */
+      value: string;
+    };
 
 /** The sync protocols the engine speaks. */
 export type Protocol = 'opa' | 'gpodder' | 'nextcloud';
@@ -82,9 +108,11 @@ export interface RetryOptions {
 
 /** A last-chance send: the requests the page sent with `keepalive` as it went away, and why. */
 export interface LastChanceSent {
+  /** How many requests went. */
   requests: number;
   /** Body bytes in all (at most 64 KiB). */
   bytes: number;
+  /** The page event that sent them: `pagehide` (closed, reloaded, navigated away) or `freeze` (the browser froze the hidden tab). */
   reason: 'pagehide' | 'freeze';
 }
 
@@ -98,8 +126,11 @@ export interface ClientOptions extends Omit<SyncOptions, 'fetch' | 'clock'> {
 
 /** One subscription as the app sees it: server state with pending local changes applied. */
 export interface Subscription {
+  /** Its id: the podcast GUID on the Open Podcast API, the feed URL on gPodder and Nextcloud; it can change (`change` events carry the new one). */
   guid: string;
+  /** The podcast's feed URL. */
   feedUrl: string;
+  /** Whether the user is subscribed; an unsubscribed entry stays listed (`subscriptions({ subscribed: true })` leaves it out). */
   isSubscribed: boolean;
   /** Server time the flag or feed address last changed. */
   subscriptionChanged?: string;
@@ -113,14 +144,17 @@ export interface Subscription {
 
 /** A change to one subscription; at least one field. */
 export interface SubscriptionChange {
+  /** The new feed URL (the podcast moved). */
   feedUrl?: string;
   /** The new guid. */
   guid?: string;
+  /** Subscribe (`true`) or unsubscribe (`false`). */
   isSubscribed?: boolean;
 }
 
 /** Filter for `subscriptions()`. */
 export interface SubscriptionFilter {
+  /** Only the subscribed (`true`) or only the unsubscribed (`false`) entries; both when absent. */
   subscribed?: boolean;
   /** Only the subscriptions with these guids, as the app sees them now (what `change` events carry; an older guid is not followed). */
   guids?: string[];
@@ -133,14 +167,19 @@ export type ChangeKind = 'add' | 'update' | 'remove';
 
 /** The reason a request or a change failed, as plain data. */
 export interface ErrorInfo {
+  /** What went wrong (the `SyncError` code): docs/errors.md says what to do about each. */
   code: SyncErrorCode;
+  /** What happened, in words for a log or a tooltip. */
   message: string;
+  /** The HTTP status, when an answer gave one. */
   status?: number;
 }
 
 /** A local change waiting for the server. */
 export interface PendingChange {
+  /** The change's id: what `retry(id)` and `discard(id)` take. */
   id: number;
+  /** What it does: subscribe, edit, or delete. */
   kind: ChangeKind;
   /** The subscription's guid as the app sees it now. */
   guid: string;
@@ -152,6 +191,7 @@ export interface PendingChange {
   deletionId?: number;
   /** Device time the change was made (ms since epoch). */
   createdAt: number;
+  /** Tries that failed with a transient error so far (each waits longer before the next); 0 again after `retry()`. */
   attempts: number;
   /** The last transient error, while it is being retried. */
   lastError?: ErrorInfo;
@@ -159,13 +199,17 @@ export interface PendingChange {
 
 /** A change the server refused for good; `retry(id)` re-queues it, `discard(id)` drops it. */
 export interface FailedChange extends PendingChange {
+  /** Why the server refused it. */
   reason: ErrorInfo;
 }
 
 /** Server-side status of a deletion job. */
 export interface DeletionStatus {
+  /** The server's id of the deletion job. */
   deletionId: number;
+  /** Still running, done, or failed (the server rolled the deletion back). */
   status: 'PENDING' | 'SUCCESS' | 'FAILURE';
+  /** The server's word on it, when it gave one. */
   message?: string;
 }
 
@@ -180,7 +224,9 @@ export type SyncPhase = 'starting' | 'idle' | 'pulling' | 'pushing' | 'offline' 
 
 /** Progress of the running pull. */
 export interface PullProgress {
+  /** Pages (gPodder: requests) fetched so far. */
   pages: number;
+  /** Distinct subscriptions read so far. */
   entries: number;
   /** The server's `total` when it gave one. */
   total?: number;
@@ -191,8 +237,11 @@ export type NetworkState = 'online' | 'offline' | 'unreachable';
 
 /** Which episode: its feed URL, its enclosure (media) URL, and its RSS guid when the feed has one. */
 export interface EpisodeRef {
+  /** The podcast's feed URL. */
   podcast: string;
+  /** The episode's enclosure (media) URL. */
   episode: string;
+  /** The episode's RSS `<guid>`, when the feed has one: it keeps the episode's identity when its media URL changes. */
   guid?: string;
 }
 
@@ -202,6 +251,7 @@ export interface EpisodeState extends EpisodeRef {
   position?: number;
   /** The episode's length in seconds, when known. */
   total?: number;
+  /** Whether the episode is played: marked so, or its position reached its length. */
   played: boolean;
   /** ISO time of the change (on the device that made it) that set the newest field. */
   changedAt: string;
@@ -229,6 +279,7 @@ export interface EpisodeFilter {
 
 /** A snapshot of the engine's state. */
 export interface SyncStatus {
+  /** What the engine is doing now. */
   phase: SyncPhase;
   /** `network === 'online'`: the device is online and the server answered the last request. */
   online: boolean;
@@ -236,7 +287,9 @@ export interface SyncStatus {
   network: NetworkState;
   /** Whether this context holds the sync lock (talks to the server). */
   leader: boolean;
+  /** Subscription changes waiting for the server (`pending()`). */
   pending: number;
+  /** Subscription changes the server refused for good (`failed()`). */
   failed: number;
   /** Episodes with a local change waiting for the server. */
   pendingEpisodes: number;
@@ -244,7 +297,9 @@ export interface SyncStatus {
   cursor?: string;
   /** Device time of the last successful sync (ms since epoch). */
   lastSuccess?: number;
+  /** The last error of a pull or push; cleared by a run that met none, by `setAuth` and by `clear`. */
   lastError?: ErrorInfo;
+  /** While a pull runs: how far it got. */
   progress?: PullProgress;
   /** Page client with `backgroundSync: true` only: whether the Background Sync tag could be registered. */
   backgroundSync?: BackgroundSyncState;
@@ -269,6 +324,7 @@ export interface SyncReport {
   failed: number;
   /** Changes still queued after the run. */
   pending: number;
+  /** Server timestamp of the last completed pull, after the run (as in `SyncStatus`). */
   cursor?: string;
   /** HTTP requests made. */
   requests: number;
@@ -288,7 +344,9 @@ export interface ChangeEvent {
 
 /** Events and their payloads. */
 export interface SyncEvents {
+  /** The local view changed: subscriptions, the queue or listening state. */
   change: ChangeEvent;
+  /** The engine's state changed: a new `status()` snapshot. */
   status: SyncStatus;
 }
 
@@ -396,7 +454,9 @@ export interface SyncStore {
 
 /** A feed for `exportOpml`: its URL, and the title the app knows it by (the protocols carry none). */
 export interface OpmlFeed {
+  /** The feed URL (the outline's `xmlUrl`). */
   feedUrl: string;
+  /** Written as the outline's `text` and `title`; the feed URL when absent. */
   title?: string;
 }
 
@@ -408,14 +468,19 @@ export type SkipReason = 'not-a-feed-url' | 'duplicate' | 'no-feed-url';
 
 /** An address passed over, with why (`url` as it was given; absent when the entry named none). */
 export interface OpmlSkip {
+  /** The address as it was given. */
   url?: string;
+  /** Why it was passed over. */
   reason: SkipReason;
 }
 
 /** What `addMany` and `importOpml` did: the feed URLs subscribed now, those the store had already, those passed over. */
 export interface AddManyReport {
+  /** Feed URLs queued for subscribing now. */
   added: string[];
+  /** Feed URLs the store had subscribed already (nothing queued). */
   alreadyThere: string[];
+  /** Addresses passed over, with why. */
   skipped: OpmlSkip[];
 }
 

@@ -7,5 +7,6 @@ export { createSyncEngine } from './engine.ts';
 export type { SyncEngine } from './engine/sync-engine.ts';
 export { exposeSyncEngine } from './expose.ts';
 export { SyncError, isSyncError } from '../src/errors.ts';
-export type { SyncErrorCode } from '../src/errors.ts';
+export type { SyncErrorCode, SyncErrorInit } from '../src/errors.ts';
+export type { LastChanceRequest } from '../src/protocol.ts';
 export type * from '../src/types.ts';

@@ -6,10 +6,15 @@ import type { Protocol } from '../src/types.ts';
 
 /** The page options a service worker needs to open a store and reach its server: never credentials. */
 export interface KnownStore {
+  /** The store's IndexedDB database name (the page's `dbName`, or its default). */
   dbName: string;
+  /** The server's base URL, normalised. */
   baseUrl: string;
+  /** The server's protocol. */
   protocol: Protocol;
+  /** gPodder: this client's device id (`'opa-sync'` unless the page named one). */
   device: string;
+  /** The account the page bound the store to, when it named one. */
   account?: string;
   /** Whether the page sent credentials (a gPodder session's cookie is the browser's: not these): then nothing is sent without the service worker's `auth` provider. */
   authed: boolean;

@@ -145,3 +145,4 @@ export function serveBackgroundSync(options: BackgroundSyncOptions = {}): void {
     event.waitUntil(onSync(options, event.lastChance === true));
   });
 }
+export type { Auth, Protocol } from '../src/types.ts';
