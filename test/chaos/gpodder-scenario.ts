@@ -10,6 +10,7 @@ import { isSyncError } from '../../src/errors.ts';
 import { importOpml } from '../../src/opml-methods.ts';
 import type { LastChanceRequest } from '../../src/protocol.ts';
 import type { AddManyReport, EpisodeState, PendingChange } from '../../src/types.ts';
+import { OPEN_ENGINE_BUGS, type KnownBug } from './scenario.ts';
 import { bulkList, describeCopy, drawFamilies, ensureDomParser, FAMILIES, opmlOf, ran, sendCopy, tooLarge, type Family } from './families.ts';
 import type { SyncEngine } from '../../worker/index.ts';
 import { announcedUpdate, type AnnouncedUpdate } from './announced.ts';
@@ -109,7 +110,9 @@ export async function runGpodderScenario(
   steps = 40,
   faults: readonly HostileFault[] = ALL_HOSTILE,
   families: readonly Family[] = FAMILIES,
+  avoidList: readonly KnownBug[] = OPEN_ENGINE_BUGS,
 ): Promise<GpodderScenarioResult> {
+  const avoid = new Set(avoidList);
   const rng = prng(seed * 7919 + 17);
   const engineRng = rng.fork(2);
   const sim = createSimulation(() => engineRng.next());
@@ -401,6 +404,7 @@ export async function runGpodderScenario(
     const hostileStep = async () => {
       const kind = hr.pick([...hostile]);
       result.faults++;
+      if (kind === 'html-2xx' && bulkAdded && avoid.has('bulk-portal-spin')) return void note('hostile: a login page for uploads after adds in bulk left out (known engine bug: bulk-portal-spin)');
       if (middleboxFault(kind, { transport, rng: hr, now: sim.now(), timeout: TIMEOUT, serverUrls: gpodderServerUrls, otherOrigin: other.origin, note })) {
         if (kind === 'redirect') redirectUsed = true;
       } else switch (kind) {
@@ -914,6 +918,7 @@ export async function runGpodderScenario(
       const carried = copy.flatMap((r) => (r.method === 'POST' && /subscriptions/.test(r.path) && r.body ? uploads(JSON.parse(r.body)) : []));
       const candidates = carried.filter((url) => current().includes(url) && !removed.has(url));
       if (!candidates.length || fr.chance(0.3)) return;
+      if (avoid.has('copy-then-fold-back')) return void note('the next start taking back a change the copy carried left out (known engine bug: copy-then-fold-back)');
       const url = fr.pick(candidates);
       const view = await engine.subscription(url).catch(() => undefined);
       if (!view || view.guid !== url || view.deleted !== undefined) return;
@@ -922,8 +927,13 @@ export async function runGpodderScenario(
     };
 
     /** Issue 33: many feeds at once (`addMany`, or an OPML import), offline or online, maybe with 413s on large uploads. */
+    /** Adds in bulk went in (the bulk-portal-spin steering keeps login pages away from them). */
+    let bulkAdded = false;
     const bulkFamily = async () => {
       if (switched) return skipFamily('bulk', 'another account holds the store');
+      if (avoid.has('bulk-portal-spin') && transport.proxy.some((r) => r.name === 'html-2xx' && (r.until === undefined || r.until > sim.now()))) {
+        return void note('family bulk while a proxy answers uploads with a login page left out (known engine bug: bulk-portal-spin)');
+      }
       const n = fr.pick([3, 12, 40, 120, 250]);
       const fresh = Array.from({ length: n }, () => freshFeed());
       const views = await engine.subscriptions();
@@ -951,6 +961,7 @@ export async function runGpodderScenario(
         wants(url, true)(false);
         result.intents++;
       }
+      bulkAdded ||= report.added.length > 0;
       const added = new Set(report.added);
       if (added.size !== report.added.length) violations.push(`bulk: a feed reported added twice: ${report.added.join(', ')}`);
       const missing = fresh.filter((url) => !added.has(url));

@@ -87,7 +87,9 @@ export type KnownBug =
   | 'rename-unacked-add'
   | 'close-during-edit'
   | 'deletion-before-first-cursor'
-  | 'refused-rename';
+  | 'refused-rename'
+  | 'copy-then-fold-back'
+  | 'bulk-portal-spin';
 
 /**
  * Patterns that made the engine lose data or hang when this suite was written, all fixed since; the
@@ -103,11 +105,18 @@ export const KNOWN_ENGINE_BUGS: Record<KnownBug, string> = {
   'deletion-before-first-cursor':
     'a full pull (no cursor yet: first pull interrupted, or drained again) never lists deletions: rows stored earlier stay live while the cursor passes their deletion',
   'refused-rename': 'a refused guid change can leave an alias cycle: the row stays listed but subscription()/update()/remove() by its guid say not-found',
+  'copy-then-fold-back':
+    "a change the page's last copy carried as it went away is not counted as handed out: the next start folds the app's toggle back onto it and drops it, while the copy's request set the server (test/node/engine.soak-found-copy-fold-back.test.ts)",
+  'bulk-portal-spin':
+    'gPodder: many adds queued at once (addMany, an OPML import) while a proxy answers every upload with a 200 login page: uploads and pulls loop, 135 uploads in a simulated second (test/node/engine.soak-found-bulk-portal.test.ts)',
 };
+
+/** What the generator steers clear of by default while the bug is open (the soak says so in its summary). */
+export const OPEN_ENGINE_BUGS: readonly KnownBug[] = ['copy-then-fold-back', 'bulk-portal-spin'];
 
 /** The defaults a seed runs with (the same in vitest and in the soak, so a seed replays the same way). */
 export function defaultsForSeed(seed: number): Required<ScenarioOptions> {
-  return { seed, steps: 40, refusals: seed % 3 === 0, crashes: true, avoid: [], watchdog: 90_000, faults: ALL_HOSTILE, families: FAMILIES };
+  return { seed, steps: 40, refusals: seed % 3 === 0, crashes: true, avoid: OPEN_ENGINE_BUGS, watchdog: 90_000, faults: ALL_HOSTILE, families: FAMILIES };
 }
 
 /** The engine's request timeout in scenarios; injected delays go above it to make timeouts. */
@@ -903,6 +912,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
       // The app edits at once: a change the copy carried, taken back before the new engine sent anything.
       const patched = copy.flatMap((r) => (r.method === 'PATCH' ? [decodeURIComponent(r.path.replace(/^.*subscriptions\//, ''))] : []));
       if (!patched.length || fr.chance(0.3)) return;
+      if (avoid.has('copy-then-fold-back')) return void skip('copy-then-fold-back', 'the next start taking back a change the copy carried');
       const guid = fr.pick(patched);
       const sub = await subOf(guid);
       const now = sub && (await engine.subscription(guid).catch(() => undefined));
