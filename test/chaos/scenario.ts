@@ -109,7 +109,7 @@ export const KNOWN_ENGINE_BUGS: Record<KnownBug, string> = {
   'copy-then-fold-back':
     "a change the page's last copy carried as it went away is not counted as handed out: the next start folds the app's toggle back onto it and drops it, while the copy's request set the server (test/node/engine.soak-found-copy-fold-back.test.ts)",
   'bulk-portal-spin':
-    'gPodder: many adds queued at once (addMany, an OPML import) while a proxy answers every upload with a 200 login page: uploads and pulls loop, 135 uploads in a simulated second (test/node/engine.soak-found-bulk-portal.test.ts)',
+    'gPodder: many adds queued at once (addMany, an OPML import) while a proxy answers every upload with a 200 login page: each add backs off on its own (issue 31 item 3), 135 uploads in a simulated second, and pulls loop (gPodder seed 12 with --all: 283 pulls in 2 s) (test/node/engine.soak-found-bulk-portal.test.ts)',
 
   'copy-resends-unsettled-add':
     "the page's last copy carries an add that may have arrived (its answer lost) before the server's word on it: sent at close, it re-subscribes a feed another device removed meanwhile (test/node/engine.soak-found-copy-resends-add.test.ts)",
