@@ -856,7 +856,8 @@ export async function runGpodderScenario(
         const view = await engine.subscription(url).catch(() => undefined);
         if (view && view.guid === url && !view.isSubscribed && view.deleted === undefined && !(await engine.pending()).some((c) => c.guid === url)) unsubscribed.push(url);
       }
-      const url = unsubscribed.length && fr.chance(0.5) ? fr.pick(unsubscribed) : freshFeed();
+      const resubscribe = unsubscribed.length > 0 && fr.chance(0.5);
+      const url = resubscribe ? fr.pick(unsubscribed) : freshFeed();
       const foreign = fr.chance(0.75);
       // An add first handed out before any pull completed has no server time to tell the remove is later (a limit).
       const cursor = (await readStore(options.dbName)).cursor !== undefined;
@@ -878,7 +879,9 @@ export async function runGpodderScenario(
             (story.foreignValues ??= []).push(false);
             if (serverSkew < 0) story.pastStamped = true;
             // The add reached the server before the remove: the remove is the later word, whatever the retry does.
-            if (cursor) story.landed = { local: story.local, foreign: story.foreign };
+            // Not for a re-subscribe: a remove restates the word the store had when it left (unsubscribed), which
+            // is what an upload that never arrived leaves too, so it goes again (by design: nothing is lost).
+            if (cursor && !resubscribe) story.landed = { local: story.local, foreign: story.foreign };
           };
           if (recorded) mark();
           else later.push(mark);
