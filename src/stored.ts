@@ -79,6 +79,11 @@ export interface StoredChange {
    */
   sent?: Handout;
   /**
+   * Held in a last copy some page was told of (written before the page holds it): the page may send it as it goes,
+   * so it is never folded away (see `mayHaveLeft` in worker/store/delivery.ts), whatever happens to that page.
+   */
+  copied?: true;
+  /**
    * An add's: the newest server time (ms) this store knew of its feed (the cursor, and every row of that guid or
    * feed) when it was first handed out, and whether that word had the feed subscribed (`sentOver`; absent: no
    * word). A later server word that differs from it is the server's word after the add may have reached it: the

@@ -25,6 +25,12 @@ export interface Write {
   foldedBack?: boolean;
   /** The call was cut off by a crash: the change may or may not have become durable. */
   maybe?: boolean;
+  /**
+   * A local write the server is known to have applied at this point though the engine never got the answer (a
+   * lost answer), for a change not harmless to repeat (an add): it may go again only after the server's word,
+   * so another device's write after it is the later one, and wins.
+   */
+  landed?: boolean;
 }
 
 /** One subscription as the intents describe it. */
@@ -55,6 +61,7 @@ function lastWriterWins(writes: readonly Write[]): Value[] {
   if (!last) return [writes[writes.length - 1]!.value];
   if (last.foldedBack) return [...new Set([last.value, ...writes.filter((w) => w.by === 'foreign').map((w) => w.value)])];
   const later = writes.filter((w) => w.by === 'foreign' && w.at > last.at);
+  if (last.landed && later.length) return [later[later.length - 1]!.value];
   return later.length ? [...new Set([last.value, later[later.length - 1]!.value])] : [last.value];
 }
 
@@ -108,6 +115,16 @@ export class Model {
     for (const field of fields) {
       const last = [...sub.writes].reverse().find((w) => w.field === field && w.by === 'local');
       if (last) last.foldedBack = true;
+    }
+  }
+
+  /** The server applied the subscription's last local writes (an add's), and their answer was lost (see `Write.landed`). */
+  landed(sub: ModelSub): void {
+    const seen = new Set<Field>();
+    for (const w of [...sub.writes].reverse()) {
+      if (w.by !== 'local' || seen.has(w.field)) continue;
+      seen.add(w.field);
+      w.landed = true;
     }
   }
 
@@ -184,7 +201,7 @@ export class Model {
 
   /** A short history of a subscription, for failure messages. */
   describe(sub: ModelSub): string {
-    const writes = sub.writes.map((w) => `${w.at}:${w.by}${w.maybe ? '?' : ''}:${w.field}=${String(w.value)}`).join(' ');
+    const writes = sub.writes.map((w) => `${w.at}:${w.by}${w.maybe ? '?' : ''}${w.landed ? '!' : ''}:${w.field}=${String(w.value)}`).join(' ');
     return `#${sub.id} (${sub.origin}, ${sub.label}, guids ${sub.handles.join('→')}${sub.excused ? ', excused' : ''}) ${writes}`;
   }
 }

@@ -9,7 +9,9 @@
 // another account in it, no change in two requests at once, no spin.
 import { isSyncError } from '../../src/errors.ts';
 import { openSyncDatabase } from '../../src/schema.ts';
-import type { FailedChange, SubscriptionChange } from '../../src/types.ts';
+import type { LastChanceRequest } from '../../src/protocol.ts';
+import { importOpml } from '../../src/opml-methods.ts';
+import type { AddManyReport, FailedChange, Subscription, SubscriptionChange } from '../../src/types.ts';
 import type { SyncEngine } from '../../worker/index.ts';
 import { ForeignError } from '../server/server.ts';
 import type { FaultMatch, RefServer } from '../server/types.ts';
@@ -23,7 +25,9 @@ import {
   settleEngine,
   sleep,
   Scope,
+  TOKEN,
 } from './fixtures.ts';
+import { bulkList, describeCopy, drawFamilies, ensureDomParser, FAMILIES, opmlOf, ran, sendCopy, tooLarge, type Family } from './families.ts';
 import {
   ALL_HOSTILE,
   middleboxFault,
@@ -48,7 +52,7 @@ import { announcedUpdate, foldedBack, type AnnouncedUpdate } from './announced.t
 import { prng, type Prng } from './prng.ts';
 import { stallWatchdog } from './watchdog.ts';
 import { createSimulation } from './sim.ts';
-import { CALM, createTransport, isRedirectAsNetwork, RunawayError, type Weather } from './transport.ts';
+import { CALM, createTransport, isRedirectAsNetwork, RunawayError, type LostAnswerRule, type OutgoingRequest, type Weather } from './transport.ts';
 
 /** What a scenario may throw at the engine. */
 export interface ScenarioOptions {
@@ -65,6 +69,8 @@ export interface ScenarioOptions {
   watchdog?: number;
   /** The hostile fault families (hostile.ts) the script may use; gPodder-only ones are ignored here. @default all */
   faults?: readonly HostileFault[];
+  /** The soak families of issues 31 and 33 (families.ts) a seed may draw. @default all */
+  families?: readonly Family[];
 }
 
 /** The hostile families that apply to the Open Podcast API scenario. */
@@ -81,7 +87,10 @@ export type KnownBug =
   | 'rename-unacked-add'
   | 'close-during-edit'
   | 'deletion-before-first-cursor'
-  | 'refused-rename';
+  | 'refused-rename'
+  | 'copy-then-fold-back'
+  | 'bulk-portal-spin'
+  | 'copy-resends-unsettled-add';
 
 /**
  * Patterns that made the engine lose data or hang when this suite was written, all fixed since; the
@@ -97,11 +106,20 @@ export const KNOWN_ENGINE_BUGS: Record<KnownBug, string> = {
   'deletion-before-first-cursor':
     'a full pull (no cursor yet: first pull interrupted, or drained again) never lists deletions: rows stored earlier stay live while the cursor passes their deletion',
   'refused-rename': 'a refused guid change can leave an alias cycle: the row stays listed but subscription()/update()/remove() by its guid say not-found',
+  'copy-then-fold-back':
+    "a change the page's last copy carried as it went away is not counted as handed out: the next start folds the app's toggle back onto it and drops it, while the copy's request set the server (test/node/engine.soak-found-copy-fold-back.test.ts)",
+  'bulk-portal-spin':
+    'gPodder: many adds queued at once (addMany, an OPML import) while a proxy answers every upload with a 200 login page: each add backs off on its own (issue 31 item 3), 135 uploads in a simulated second, and pulls loop (gPodder seed 12 with --all: 283 pulls in 2 s) (test/node/engine.soak-found-bulk-portal.test.ts)',
+  'copy-resends-unsettled-add':
+    "the page's last copy carries an add that may have arrived (its answer lost) before the server's word on it: sent at close, it re-subscribes a feed another device removed meanwhile (test/node/engine.soak-found-copy-resends-add.test.ts)",
 };
+
+/** What the generator steers clear of by default while the bug is open (the soak says so in its summary). */
+export const OPEN_ENGINE_BUGS: readonly KnownBug[] = [];
 
 /** The defaults a seed runs with (the same in vitest and in the soak, so a seed replays the same way). */
 export function defaultsForSeed(seed: number): Required<ScenarioOptions> {
-  return { seed, steps: 40, refusals: seed % 3 === 0, crashes: true, avoid: [], watchdog: 90_000, faults: ALL_HOSTILE };
+  return { seed, steps: 40, refusals: seed % 3 === 0, crashes: true, avoid: OPEN_ENGINE_BUGS, watchdog: 90_000, faults: ALL_HOSTILE, families: FAMILIES };
 }
 
 /** The engine's request timeout in scenarios; injected delays go above it to make timeouts. */
@@ -193,11 +211,23 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
       dbName: chaosDbName(`chaos-${seed}`),
     };
     note(`setup: ${s.state().length} entries, pageSize ${config.pageSize}, pushDelay ${config.pushDelay}, concurrency ${config.retry.concurrency}, foreignNext ${foreignNext}, refusals ${opts.refusals}`);
+    // The soak families this seed runs (families.ts), from a stream of their own.
+    const fr = rng.fork(6);
+    const familyAt = drawFamilies(fr, opts.steps);
+    for (const [at, list] of familyAt) familyAt.set(at, list.filter((f) => opts.families.includes(f)));
+    const drawn = [...familyAt.values()].flat();
+    if (drawn.length) note(`families: ${[...familyAt].filter(([, l]) => l.length).map(([at, l]) => `${l.join(', ')} at step ${at}`).join('; ')}`);
+    /** The page listens for the last copy (only in seeds that send one: listening costs each edit a build). */
+    const copies = drawn.includes('last-copy');
+    /** The copy the page holds now (the open engine's last one told). */
+    let lastCopy: LastChanceRequest[] = [];
     /** When the app acted (virtual ms): what the no-spin bound allows beyond the backoff schedule. */
     const appActions: number[] = [];
-    const acting = ['sync', 'add', 'update', 'remove', 'retry', 'discard', 'setOnline', 'setAuth', 'clear'] as const;
+    const acting = ['sync', 'add', 'addMany', 'update', 'remove', 'retry', 'discard', 'setOnline', 'setAuth', 'clear'] as const;
     const open = () => {
       const e = chaosEngine(scope, s, config);
+      lastCopy = [];
+      if (copies) e.onLastChance((copy) => void (lastCopy = copy));
       appActions.push(sim.now());
       for (const name of acting) {
         const original = e[name] as (...args: unknown[]) => unknown;
@@ -220,7 +250,11 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     let armed: { what: string; run: () => Promise<void>; laterPage: boolean }[] = [];
     /** The work a pull is running for the script (calm waits for it before it switches back). */
     let midPull: Promise<void> | undefined;
-    transport.before = async ({ method, url }) => {
+    /** Work to do before a request is forwarded (the follower family's edit). */
+    let hooks: ((request: OutgoingRequest) => Promise<void>)[] = [];
+    transport.before = async (request) => {
+      for (const hook of [...hooks]) await hook(request);
+      const { method, url } = request;
       if (method !== 'GET' || !/\/subscriptions\/?$/.test(url.pathname) || !armed.length) return;
       const page = Number(url.searchParams.get('page') ?? 1);
       const now = armed.filter((a) => !a.laterPage || page >= 2);
@@ -719,6 +753,262 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
       if (switched && switched.signBackAt < 0) switched.signBackAt = step + hr.int(1, 3);
     };
 
+    // ---- the soak families of issues 31 and 33 (families.ts) -------------------------------------
+
+    /** The page's copies on their way (sent as it went away): the calm phase lets them land first. */
+    const copiesSent: Promise<unknown>[] = [];
+    /** Feeds added in bulk: the server must end with at most one live entry of each. */
+    const bulkFeeds = new Set<string>();
+    const pageTransport = copies ? createTransport({ serverOrigin: s.origin, otherOrigin: other.origin, rng: rng.fork(7), sim }) : undefined;
+    const skipFamily = (family: Family, why: string) => note(`family ${family} skipped: ${why}`);
+    /** Another tab on this database: offline (in Node every engine leads), so it only edits, as a follower does. */
+    const follower = () => {
+      const tab = chaosEngine(scope, s, config);
+      tab.setOnline(false);
+      return tab;
+    };
+    /** An app's update() through engine `e`, recorded; `mayFold`: its fold-back (issue 25) is read from pending(). */
+    const recordedUpdate = async (e: SyncEngine, sub: ModelSub, handle: string, change: SubscriptionChange, mayFold: boolean, by = ''): Promise<Subscription | undefined> => {
+      const what = `${by}update(${handle}, ${JSON.stringify(change)})`;
+      try {
+        const done = await announcedUpdate(e, handle, change);
+        if (!done.wrote) {
+          note(`${what} changed nothing`);
+          return undefined;
+        }
+        model.localUpdate(sub, change);
+        result.intents++;
+        const folded = mayFold ? await foldedBack(e, done.view.guid, change) : [];
+        if (folded.length) model.foldedBack(sub, folded);
+        note(`${what} ok${folded.length ? `, folded ${folded.join(', ')} back to the engine's base` : ''}`);
+        return done.view;
+      } catch (error) {
+        if (isSyncError(error) && (LOCAL_REJECTIONS.has(error.code) || (switched && error.code === 'account-mismatch'))) note(`${what} rejected: ${error.code}`);
+        else unexpected(what, error);
+        return undefined;
+      }
+    };
+    const syncFor = async () => {
+      const done = await Promise.race([engine.sync().then(() => true, () => true), sim.sleep(SYNC_PATIENCE).then(() => false)]);
+      return done;
+    };
+    /** The subscription a guid the engine knows names in the model. */
+    const subOf = async (guid: string): Promise<ModelSub | undefined> => {
+      const direct = model.byHandle(guid);
+      if (direct) return direct;
+      const view = await engine.subscription(guid).catch(() => undefined);
+      if (!view) return undefined;
+      for (const sub of model.subs) {
+        for (const h of sub.handles) if ((await engine.subscription(h).catch(() => undefined))?.guid === view.guid) return sub;
+      }
+      return undefined;
+    };
+
+    /** Issue 31: a follower tab's edit while the leader's request carrying the same subscription is in flight. */
+    const followerFamily = async () => {
+      const candidates = liveSubs().filter((sub) => !sub.excused && !sub.maybe);
+      if (!online || switched || !candidates.length) return skipFamily('follower', online ? 'nothing to edit' : 'offline');
+      const sub = fr.pick(candidates);
+      const handle = sub.handles[sub.handles.length - 1]!;
+      const before = await engine.subscription(handle).catch(() => undefined);
+      if (!before || before.deleted !== undefined) return skipFamily('follower', `${handle} is not live here`);
+      // The leader's request must land for the follower's edit to matter (a fold-back then loses it): faults queued
+      // at the server by earlier steps would refuse it instead.
+      s.clearFaults();
+      note("family follower: the server's queued faults are cleared (the leader's request is to land)");
+      let fired = false;
+      let leader = false;
+      // A flag change keeps the row's guid and feed URL: the request carrying it names them.
+      const view = before;
+      const hook = async ({ method, url, body }: OutgoingRequest) => {
+        if (fired || !leader || method === 'GET') return;
+        const path = decodeURIComponent(url.pathname);
+        const items = ((body ?? {}) as { subscriptions?: { feed_url?: string; guid?: string }[] }).subscriptions ?? [];
+        const carries = path.endsWith(`/subscriptions/${view.guid}`) || (method === 'POST' && items.some((x) => x.feed_url === view.feedUrl || x.guid === view.guid));
+        if (!carries) return;
+        fired = true;
+        const tab = follower();
+        const back = await recordedUpdate(tab, sub, view.guid, { isSubscribed: view.isSubscribed }, false, 'follower: ');
+        await tab.close();
+        if (back) note(`${ran('follower')} a follower tab set ${view.guid} back to ${view.isSubscribed} while the leader's ${method} ${path} was in flight`);
+      };
+      // Armed before the edit: the push may start the moment it is stored (the hook waits for the edit's view).
+      hooks.push(hook);
+      try {
+        leader = true;
+        if (!(await recordedUpdate(engine, sub, handle, { isSubscribed: !before.isSubscribed }, true))) return skipFamily('follower', 'the leader wrote nothing');
+        for (let i = 0; i < 3 && !fired; i++) if (!(await syncFor())) note('sync still running; moving on');
+      } finally {
+        hooks = hooks.filter((h) => h !== hook);
+      }
+      if (!fired) skipFamily('follower', `no request carried ${view.guid}`);
+    };
+
+    /** Issue 31: an add the server handled whose answer never came, then another device's change of that feed. */
+    const lostAnswerFamily = async () => {
+      if (!online || switched) return skipFamily('lost-answer', online ? 'another account holds the store' : 'offline');
+      const feedUrl = freshFeed();
+      const guid = fr.chance(0.5) ? freshGuid('la') : undefined;
+      const removes = fr.chance(0.6);
+      let sub: ModelSub | undefined;
+      const later: (() => void)[] = [];
+      const inModel = (fn: () => void) => {
+        if (sub) fn();
+        else later.push(fn);
+      };
+      const rule: LostAnswerRule = {
+        remaining: 1,
+        match: (method, _url, body) => method === 'POST' && (((body ?? {}) as { subscriptions?: { feed_url?: string }[] }).subscriptions ?? []).some((x) => x.feed_url === feedUrl),
+        then: async () => {
+          const entry = s.state().find((e) => e.feed_url === feedUrl && e.deleted === undefined);
+          if (!entry) {
+            note(`the answer to the POST of ${feedUrl} was lost; the server holds no live entry of it`);
+            return;
+          }
+          // An add first handed out before any pull completed has no server time to tell the other device's word is
+          // later than it (a re-send is the safe side), and a full pull lists no deletions: both limits of the rule.
+          const change = removes && cursor ? 'removed' : 'unsubscribed';
+          if (change === 'removed') s.foreign.remove(entry.guid);
+          else s.foreign.patch(entry.guid, { is_subscribed: false });
+          result.foreign++;
+          inModel(() => {
+            if (cursor) model.landed(sub!);
+            if (change === 'removed') model.foreignRemove(sub!);
+            else model.foreignPatch(sub!, { is_subscribed: false });
+          });
+          note(`${ran('lost-answer')} the server handled the POST of ${feedUrl} (${entry.guid}), its answer was lost, and another device ${change} it${cursor ? '' : ' (no pull had completed: either may stand)'}`);
+        },
+      };
+      // Read before the add: the add may be handed out the moment it is stored.
+      const cursor = (await readStore(config.dbName)).cursor !== undefined;
+      transport.lose.push(rule);
+      try {
+        const view = await engine.add(feedUrl, guid === undefined ? undefined : { guid });
+        sub = model.localAdd(feedUrl, guid, view.guid);
+        result.intents++;
+        note(`add(${feedUrl}${guid ? `, {guid: ${guid}}` : ''}) ok`);
+        for (const fn of later) fn();
+        // Now and then the page goes away right after the lost answer, before the retry's pull (its copy still holds the add).
+        const leave = copies && fr.chance(0.5);
+        if (leave) for (let i = 0; i < 60 && rule.remaining; i++) await sim.sleep(1);
+        if (leave && !rule.remaining) {
+          if (avoid.has('copy-resends-unsettled-add')) skip('copy-resends-unsettled-add', 'the page going away right after the lost answer');
+          else await pageGoesAway(' right after the lost answer');
+        }
+        for (let i = 0; i < 3 && rule.remaining; i++) if (!(await syncFor())) note('sync still running; moving on');
+      } catch (error) {
+        if (isSyncError(error) && LOCAL_REJECTIONS.has(error.code)) note(`add(${feedUrl}) rejected: ${error.code}`);
+        else unexpected(`add(${feedUrl})`, error);
+      } finally {
+        transport.lose = transport.lose.filter((r) => r !== rule);
+      }
+      if (rule.remaining) skipFamily('lost-answer', `no POST of ${feedUrl} was answered`);
+    };
+
+    /** Issue 31: the page's last copy sent as it goes away, maybe with the worker's own request in flight; then the next start. */
+    const lastCopyFamily = async () => {
+      if (!online || switched || !pageTransport) return skipFamily('last-copy', online ? 'another account holds the store' : 'offline');
+      // Edits made offline wait in the queue; back online, the worker starts sending them.
+      engine.setOnline(false);
+      for (let i = fr.int(1, 3); i > 0; i--) await localStep(fr.pick(['update', 'update', 'add', 'remove'] as const));
+      engine.setOnline(true);
+      const run = fr.chance(0.6) ? engine.sync().catch(() => undefined) : undefined;
+      await sim.sleep(fr.pick([0, 0, fr.int(1, 5), fr.int(1, 40)]));
+      const copy = await pageGoesAway('', run);
+      // The app edits at once: a change the copy carried, taken back before the new engine sent anything.
+      const patched = copy.flatMap((r) => (r.method === 'PATCH' ? [decodeURIComponent(r.path.replace(/^.*subscriptions\//, ''))] : []));
+      if (!patched.length || fr.chance(0.3)) return;
+      if (avoid.has('copy-then-fold-back')) return void skip('copy-then-fold-back', 'the next start taking back a change the copy carried');
+      const guid = fr.pick(patched);
+      const sub = await subOf(guid);
+      const now = sub && (await engine.subscription(guid).catch(() => undefined));
+      if (!sub || !now || now.deleted !== undefined) return;
+      await recordedUpdate(engine, sub, guid, { isSubscribed: !now.isSubscribed }, true, 'the next start: ');
+    };
+
+    /** Issue 33: many feeds at once (`addMany`, or an OPML import), offline or online, maybe with 413s on large POSTs. */
+    const bulkFamily = async () => {
+      if (switched) return skipFamily('bulk', 'another account holds the store');
+      const n = fr.pick([3, 12, 40, 120, 250]);
+      const fresh = Array.from({ length: n }, () => freshFeed());
+      const views = await engine.subscriptions({ includeDeleted: true });
+      const known = views.filter((v) => v.isSubscribed && v.deleted === undefined).map((v) => v.feedUrl);
+      const list = bulkList(fr, fresh, known);
+      const offline = online && fr.chance(0.5);
+      if (offline) engine.setOnline(false);
+      if (fr.chance(0.4)) {
+        const limit = fr.int(2, 60);
+        transport.proxy.push(tooLarge(limit, sim.now() + fr.int(2_000, 20_000)));
+        note(`bulk: POSTs of more than ${limit} feeds get 413 for a while`);
+      }
+      const opml = fr.chance(0.4);
+      let report: AddManyReport;
+      try {
+        if (opml) ensureDomParser();
+        report = opml ? await importOpml(engine, opmlOf(fr, list)) : await engine.addMany(list);
+      } catch (error) {
+        if (offline) engine.setOnline(true);
+        if (isSyncError(error) && LOCAL_REJECTIONS.has(error.code)) return note(`bulk rejected: ${error.code}`);
+        return unexpected(opml ? 'importOpml' : 'addMany', error);
+      }
+      const after = await engine.subscriptions();
+      const byFeed = new Map(after.map((v) => [v.feedUrl, v]));
+      const before = new Map(views.filter((v) => v.deleted === undefined).map((v) => [v.feedUrl, v]));
+      for (const url of report.added) {
+        bulkFeeds.add(url);
+        const was = before.get(url);
+        const sub = was && (await subOf(was.guid));
+        if (was && sub) model.localUpdate(sub, { isSubscribed: true });
+        else if (byFeed.has(url)) model.localAdd(url, undefined, byFeed.get(url)!.guid);
+        else violations.push(`bulk: ${url} was reported added, but the store shows no subscription of it`);
+        result.intents++;
+      }
+      const added = new Set(report.added);
+      if (added.size !== report.added.length) violations.push(`bulk: a feed reported added twice: ${report.added.join(', ')}`);
+      const missing = fresh.filter((url) => !added.has(url));
+      if (missing.length) violations.push(`bulk: new feeds not reported added: ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ` and ${missing.length - 3} more` : ''}`);
+      const junk = [...report.added, ...report.alreadyThere].filter((url) => !/^https:\/\/feeds\.example\//.test(url) && !known.includes(url));
+      if (junk.length) violations.push(`bulk: entries that are not feed URLs were taken: ${junk.join(', ')}`);
+      note(
+        `${ran('bulk')} ${opml ? 'importOpml' : 'addMany'} of ${list.length} entries${offline ? ' offline' : ''}: ` +
+          `${report.added.length} added, ${report.alreadyThere.length} already there, ${report.skipped.length} skipped`,
+      );
+      if (offline) {
+        await sim.sleep(fr.int(0, 50));
+        engine.setOnline(true);
+        note('online again');
+      }
+      if (fr.chance(0.5) && !(await syncFor())) note('sync still running; moving on');
+    };
+
+    /** The page goes away: it sends the copy it holds (nobody reads the answers), the worker dies with it, the next start opens. */
+    const pageGoesAway = async (when: string, run?: Promise<unknown>): Promise<LastChanceRequest[]> => {
+      const copy = lastCopy;
+      if (copy.length) note(`${ran('last-copy')} the page goes away${when} and sends its copy${run ? ' while the worker syncs' : ''}: ${describeCopy(copy)}`);
+      else note(`family last-copy (empty copy): the page goes away${when} with nothing to send${run ? ' while the worker syncs' : ''}`);
+      copiesSent.push(sendCopy(copy, s.url, { type: 'bearer', token: TOKEN }, pageTransport!.fetch));
+      result.crashes++;
+      const dying = engine;
+      await dying.close();
+      await run;
+      engine = open();
+      note('the next start: a new engine opened the same database');
+      return copy;
+    };
+
+    const familyStep = async (family: Family) => {
+      try {
+        if (family === 'follower') await followerFamily();
+        if (family === 'lost-answer') await lostAnswerFamily();
+        if (family === 'last-copy') await lastCopyFamily();
+        if (family === 'bulk') await bulkFamily();
+      } catch (error) {
+        // Another tab may sign in to another account during a pull the family started: its reads are refused then.
+        if (switched && isSyncError(error) && error.code === 'account-mismatch') note(`family ${family} cut short: another account holds the store`);
+        else unexpected(`family ${family}`, error);
+      }
+    };
+
     // ---- the script ---------------------------------------------------------------------------------
 
     const weights = {
@@ -743,6 +1033,10 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
       if (step === patternAt) {
         phase = `#${step}: unacknowledged add pattern`;
         await unackedAddStep();
+      }
+      for (const family of familyAt.get(step) ?? []) {
+        phase = `#${step}: family ${family}`;
+        await familyStep(family);
       }
       if (step >= latencyUntil) {
         transport.latency = 0;
@@ -824,8 +1118,11 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     transport.weather = { ...CALM, foreignNext };
     transport.proxy = [];
     transport.rewrite = [];
+    transport.lose = [];
+    hooks = [];
     armed = [];
     await midPull?.catch(() => undefined);
+    await Promise.all(copiesSent);
     if (switched) await signBack('calm');
     engine.setOnline(true);
     // A server that asked to wait a year gets at most a day (the cap issue 16 #9 asks for): simulated time is cheap.
@@ -888,6 +1185,12 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     } catch (error) {
       if (error instanceof InvariantViolation) violations.push(...error.violations);
       else throw error;
+    }
+
+    // Nothing doubled by a bulk add: one live entry per feed at most.
+    for (const url of bulkFeeds) {
+      const live = s.state().filter((e) => e.feed_url === url && e.deleted === undefined);
+      if (live.length > 1) violations.push(`bulk: ${live.length} live entries of ${url} on the server: ${live.map((e) => e.guid).join(', ')}`);
     }
 
     if (hostile.size) {

@@ -13,6 +13,8 @@
 //                            (clock,empty-2xx,html-2xx,server-urls,retry-after,redirect,upload-413,
 //                            timestamp-regress,other-tab,set-auth,dead-server,slow-body,episode-cap,step-removes),
 //                            or `hostile,-clock` to leave one out
+//            --families SPEC the soak families of issues 31 and 33 (test/chaos/families.ts) a seed may draw: `all`
+//                            (the default), `none`, or a comma list (follower,lost-answer,last-copy,bulk)
 //
 // Prints `chaos: N seeds, F failures`, and for each failure the seed, what broke and the replay command;
 // exits 1 when anything failed. Scenarios run in simulated time, so a seed's trace is the same on any
@@ -24,6 +26,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { GpodderScenarioFailure, runGpodderScenario } from './gpodder-scenario.ts';
 import { ALL_HOSTILE, parseFaults, type HostileFault } from './hostile.ts';
+import { FAMILIES, type Family } from './families.ts';
 import { defaultsForSeed, runScenario, ScenarioFailure, type ScenarioOptions, type ScenarioResult } from './scenario.ts';
 
 interface Args {
@@ -37,10 +40,11 @@ interface Args {
   allow: string[];
   verbose: boolean;
   faults: HostileFault[];
+  families: Family[];
 }
 
 function parse(argv: string[]): Args {
-  const args: Args = { protocol: 'opa', seeds: [], parallel: availableParallelism(), all: false, allow: [], verbose: false, faults: ALL_HOSTILE };
+  const args: Args = { protocol: 'opa', seeds: [], parallel: availableParallelism(), all: false, allow: [], verbose: false, faults: ALL_HOSTILE, families: [...FAMILIES] };
   let count = 50;
   let from = 1;
   let single: number | undefined;
@@ -63,6 +67,7 @@ function parse(argv: string[]): Args {
     else if (flag === '--allow') args.allow.push(...String(argv[++i] ?? '').split(',').filter(Boolean));
     else if (flag === '--verbose') args.verbose = true;
     else if (flag === '--faults') args.faults = parseFaults(String(argv[++i] ?? ''));
+    else if (flag === '--families') args.families = parseFamilies(String(argv[++i] ?? ''));
     else if (flag === '--protocol') {
       const p = argv[++i];
       if (p !== 'opa' && p !== 'gpodder') throw new Error('--protocol takes opa or gpodder');
@@ -75,6 +80,15 @@ function parse(argv: string[]): Args {
   return args;
 }
 
+/** `all`, `none`, or a comma list of family names. */
+function parseFamilies(spec: string): Family[] {
+  if (spec === 'all') return [...FAMILIES];
+  if (spec === 'none') return [];
+  const names = spec.split(',').filter(Boolean);
+  for (const name of names) if (!FAMILIES.includes(name as Family)) throw new Error(`unknown family ${name} (one of ${FAMILIES.join(', ')})`);
+  return names as Family[];
+}
+
 /** What a child sends back for one seed. */
 type Outcome = { seed: number; ok: true; result: ScenarioResult } | { seed: number; ok: false; reason: string; trace: string[] };
 
@@ -85,6 +99,7 @@ function optionsFor(seed: number, args: Args): ScenarioOptions & { protocol: Arg
   if (args.watchdog !== undefined) options.watchdog = args.watchdog;
   if (args.refusals !== undefined) options.refusals = args.refusals;
   options.faults = args.faults;
+  options.families = args.families;
   if (args.all) options.avoid = [];
   else if (args.allow.length) options.avoid = (options.avoid ?? []).filter((bug) => !args.allow.includes(bug));
   return { ...options, protocol: args.protocol };
@@ -94,7 +109,7 @@ function optionsFor(seed: number, args: Args): ScenarioOptions & { protocol: Arg
 async function runSeed(options: ScenarioOptions & { protocol: Args['protocol'] }): Promise<Outcome> {
   try {
     if (options.protocol === 'gpodder') {
-      const r = await runGpodderScenario(options.seed, options.steps, options.faults);
+      const r = await runGpodderScenario(options.seed, options.steps, options.faults, options.families, options.avoid);
       const result: ScenarioResult = { seed: r.seed, ms: 0, intents: r.intents, foreign: r.foreign, syncs: 0, crashes: r.crashes, requests: r.requests, faults: r.faults, failedKept: 0, transport: {}, trace: r.trace };
       return { seed: options.seed, ok: true, result };
     }
@@ -172,7 +187,9 @@ async function main(): Promise<number> {
       `${excluded.length ? `; left out as known engine bugs: ${excluded.join(', ')}` : ''}; hostile faults: ${args.faults.length ? args.faults.join(', ') : 'none'})`,
   );
   const again = args.protocol === 'gpodder' ? '--protocol gpodder ' : '';
-  const faults = args.faults.join(',') === ALL_HOSTILE.join(',') ? '' : `--faults ${args.faults.join(',') || 'polite'} `;
+  const faults =
+    (args.faults.join(',') === ALL_HOSTILE.join(',') ? '' : `--faults ${args.faults.join(',') || 'polite'} `) +
+    (args.families.join(',') === FAMILIES.join(',') ? '' : `--families ${args.families.join(',') || 'none'} `);
   if (failures.length) console.log(`failed seeds: ${failures.map((f) => f.seed).join(' ')} — replay one with: npm run chaos -- ${again}${faults}--seed ${failures[0]!.seed}`);
   return failures.length ? 1 : 0;
 }

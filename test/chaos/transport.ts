@@ -124,6 +124,20 @@ export interface OutgoingRequest {
   url: URL;
   /** 1-based count of requests so far. */
   n: number;
+  /** The JSON body it carries (undefined: none, or not JSON). */
+  body: unknown;
+}
+
+/**
+ * An answer lost on the way back (simulated time only): the server handled a request the rule matches with a
+ * 2xx, `then` runs (another device's change, say: it lands after the request and before the engine can know),
+ * and the engine gets a network error instead of the answer.
+ */
+export interface LostAnswerRule {
+  match(method: string, url: URL, body: unknown): boolean;
+  /** How many more answers it loses. */
+  remaining: number;
+  then(): void | Promise<void>;
 }
 
 export interface Transport {
@@ -152,6 +166,8 @@ export interface Transport {
   rewrite: RewriteRule[];
   /** Simulated time only: answers whose bodies come slowly, the first rule with some left (see SlowBodyRule). */
   slow: SlowBodyRule[];
+  /** Simulated time only: answers lost after the server handled the request, the first rule that matches (see LostAnswerRule). */
+  lose: LostAnswerRule[];
   /** Every request with its time and payload keys (simulated time only: `at` is virtual). */
   readonly audit: AuditedRequest[];
   /** A change found in two requests in flight at once: what, and the two requests. */
@@ -308,6 +324,7 @@ export function createTransport(options: TransportOptions): Transport {
     proxy: [],
     rewrite: [],
     slow: [],
+    lose: [],
     audit: [],
     overlaps: [],
     onRunaway: undefined,
@@ -355,7 +372,7 @@ export function createTransport(options: TransportOptions): Transport {
   async function forward(n: number, method: string, url: URL, init: RequestInit | undefined, at: (where: string) => void, entry: AuditedRequest): Promise<Response> {
     transport.sent.push({ method, url: url.href, origin: url.origin, credentials: hasCredentials(init?.headers) });
     at('before hook');
-    await transport.before?.({ method, url, n });
+    await transport.before?.({ method, url, n, body: bodyOf(init) });
 
     const w = transport.weather;
     const signal = init?.signal;
@@ -483,6 +500,16 @@ export function createTransport(options: TransportOptions): Transport {
         abandon(method, url, init);
       }
       throw error;
+    }
+    if (answer.status >= 200 && answer.status < 300) {
+      const body = bodyOf(init);
+      const lost = transport.lose.find((r) => r.remaining > 0 && r.match(method, url, body));
+      if (lost) {
+        lost.remaining--;
+        count('lost-answer-rule');
+        await lost.then();
+        throw new TypeError('fetch failed', { cause: new Error('the connection closed before the answer came') });
+      }
     }
     const w = transport.weather;
     const isList = method === 'GET' && /\/subscriptions\/?$/.test(url.pathname);

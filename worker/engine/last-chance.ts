@@ -4,10 +4,11 @@
 // whenever the queue changes (here, in another tab, or by an acknowledgement) and handed over at once.
 // Every tab keeps one, leader or not: the tab being closed may hold changes the leader has not sent yet.
 import type { LastChanceRequest } from '../../src/protocol.ts';
-import type { StoredEpisode } from '../../src/schema.ts';
+import type { StoredChange, StoredEpisode } from '../../src/schema.ts';
 import { MAX_ACTIONS_PER_UPLOAD, playAction } from '../episodes/push.ts';
 import { lastChanceRequest } from '../http.ts';
 import { choose } from '../plan.ts';
+import { mayGo } from '../store/delivery.ts';
 import type { WireRequest } from '../transport.ts';
 import { reader } from './binding.ts';
 import type { EngineContext } from './context.ts';
@@ -52,11 +53,14 @@ async function build(ctx: EngineContext, store: ReturnType<typeof reader>): Prom
     while (actions.length && !take(episodes.lastChance(actions))) actions.pop();
   }
   const { transport } = ctx;
-  // The push's plan, every queued change in it, handed out or not: WebKit aborts a request of this page's worker as
-  // the page navigates, before its pagehide, and a copy rebuilt without a change that request carried (it may have
-  // arrived, the push's rule says) lost a feed added just before the page went. Following the push's rule (`mayGo`)
-  // here waits for a way to tell that death from a lost answer (issue 31).
-  const { going } = choose(await store.pendingChanges(), transport, { now: 0, copy: true, open: () => true });
+  // The push's plan and the push's rule (`mayGo`): a change that may have reached the server and is not harmless
+  // to repeat waits for the server's word here too (a copy sent at close re-subscribed a feed another device had
+  // removed since an upload whose answer was lost). One this page's worker is sending right now counts as not
+  // sent: the page may go before its answer. (WebKit aborts that request as the page navigates, before
+  // pagehide: a copy rebuilt meanwhile leaves the change to the next open, which pulls first.)
+  const pulls = await store.pulls();
+  const open = (c: StoredChange) => mayGo(c, pulls) || ctx.state.inFlight.has(c.id!);
+  const { going } = choose(await store.pendingChanges(), transport, { now: 0, copy: true, open });
   for (const request of transport.plan(await store.sendItems(going))) {
     const { method, path, body, harmless } = request as WireRequest;
     if (harmless) take(lastChanceRequest(method as LastChanceRequest['method'], path, body));

@@ -44,6 +44,12 @@ export async function execute(ctx: EngineContext, kind: 'sync' | 'push', fromTim
   let pullError: unknown;
   let pushErrors = 0;
   try {
+    // The pages that held copies before this engine led may have gone and sent them: their changes count as
+    // handed out, and one not harmless to repeat waits for the pull this run then makes first.
+    if (!state.copiesAdopted) {
+      if (await store.adoptCopies(clock.now())) state.pullNext = true;
+      state.copiesAdopted = true;
+    }
     if (kind === 'sync' || state.needsPull || state.pullNext) {
       state.needsPull = state.pullNext = false;
       setPhase(ctx, 'pulling');

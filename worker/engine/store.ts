@@ -13,11 +13,15 @@ export { isClosedError, storageError } from '../store/store.ts';
 /** The store the engine's parts use: subscriptions, the queue, meta, and `episodes` (listening state). */
 export type Store = BaseStore<{ episodes: EpisodeStore }>;
 
-/** Create the engine's store; `onMoved` hears of episodes an edit moved with their feed's URL (once committed). */
-export function createEngineStore(db: SyncDatabase, newGuid: () => string, onMoved?: (episodes: EpisodeRef[]) => void): Store {
+/**
+ * Create the engine's store; `onMoved` hears of episodes an edit moved with their feed's URL (once committed),
+ * `copying` says whether a page holds a last copy of the queue (see `FeedMoveHooks.copying`).
+ */
+export function createEngineStore(db: SyncDatabase, newGuid: () => string, onMoved?: (episodes: EpisodeRef[]) => void, copying?: () => boolean): Store {
   return createStore(db, newGuid, {
     parts: (core) => ({ episodes: createEpisodeStore(core) }),
     feedsMoved: moveEpisodes,
     ...(onMoved ? { onMoved } : {}),
+    ...(copying ? { copying } : {}),
   });
 }

@@ -27,6 +27,20 @@ const live = (b: ServerBase) => b.isSubscribed && b.deleted === undefined;
 
 const ms = (value: string | undefined): number => (value === undefined ? 0 : (parseTimestamp(value) ?? 0));
 
+/** The server's word on an add's feed, newest first: every row of its guid or feed URL (a pull stores the server's row apart from a local add's). */
+async function wordOn(ws: Workset, add: StoredChange, rows: StoredSubscription[]): Promise<ServerBase[]> {
+  const heard = rows.filter((r) => r.guid === add.guid || r.base?.feedUrl === add.feedUrl).map((r) => r.guid);
+  await ws.preload(heard);
+  return heard.map((g) => ws.row(ws.resolve(g))?.base).filter((b) => b !== undefined).sort((a, b) => b.at - a.at);
+}
+
+/** Note on an add leaving for the first time (or held in a page's copy) the server's word it leaves over (`sentAfter`, `sentOver`), if a pull ever completed. */
+export function noteWord(add: StoredChange, bases: ServerBase[], cursor: number | undefined): void {
+  if (cursor === undefined) return;
+  add.sentAfter = Math.max(cursor, bases[0]?.at ?? 0);
+  add.sentOver = bases[0] && live(bases[0]);
+}
+
 /** An add was answered: the server's entry becomes the base; the change goes if it was not edited meanwhile. */
 async function ackAddIn(ws: Workset, sent: StoredChange, item: AddedEntry): Promise<void> {
   const current = await ws.loadChange(sent.id!);
@@ -197,9 +211,7 @@ export function createAcks(core: StoreCore) {
             if (current.kind === 'add') {
               // The server's word on its feed, newest first: every row of its guid or feed URL (a pull stores the
               // server's row apart from a local add's).
-              const heard = (rows ??= await db.subscriptions.toArray()).filter((r) => r.guid === current.guid || r.base?.feedUrl === current.feedUrl).map((r) => r.guid);
-              await ws.preload(heard);
-              const bases = heard.map((g) => ws.row(ws.resolve(g))?.base).filter((b) => b !== undefined).sort((a, b) => b.at - a.at);
+              const bases = await wordOn(ws, current, (rows ??= await db.subscriptions.toArray()));
               const word = bases.find((b) => b.at > current.sentAfter! && live(b) !== current.sentOver);
               if (word) {
                 // Onto the server's row, which keeps its state.
@@ -207,10 +219,7 @@ export function createAcks(core: StoreCore) {
                 ws.deleteChange(current);
                 continue;
               }
-              if (!current.sent && cursor !== undefined) {
-                current.sentAfter = Math.max(cursor, bases[0]?.at ?? 0);
-                current.sentOver = bases[0] && live(bases[0]);
-              }
+              if (!current.sent && current.sentAfter === undefined) noteWord(current, bases, cursor);
             }
             if (current !== c) {
               current.sent = { by, at: now, pull: pulls };
@@ -223,6 +232,31 @@ export function createAcks(core: StoreCore) {
         undefined,
         true,
       );
+    },
+
+    /**
+     * The first run of an engine that leads (or of the service worker): the pages that held a copy before it
+     * may have gone and sent it, so every copied change never handed out counts as handed out by a copy now
+     * (`mayGo` then waits for a pull for one not harmless to repeat). Returns whether one such waits.
+     */
+    async adoptCopies(now: number): Promise<boolean> {
+      const { result } = await edit(
+        async (ws) => {
+          const pulls = ((await db.meta.get(META.pulls))?.value as number | undefined) ?? 0;
+          let waits = false;
+          for (const change of await db.outbox.where('state').equals('queued').toArray()) {
+            if (!change.copied || change.sent) continue;
+            const current = (await ws.loadChange(change.id!))!;
+            current.sent = { by: 'copy', at: now, pull: pulls };
+            waits ||= !harmless(current);
+            ws.putChange(current);
+          }
+          return waits;
+        },
+        undefined,
+        true,
+      );
+      return result;
     },
   };
 }

@@ -13,6 +13,11 @@ export interface FeedMoveHooks {
   feedsMoved?: FeedsMoved;
   /** Episodes a committed unit of work moved with their feed. */
   onMoved?(episodes: EpisodeRef[]): void;
+  /**
+   * Whether a page holds a last copy of this engine's queue (every tab's holds all of it): then every queued
+   * change a unit of work writes is `copied`, since the page may send it as it goes.
+   */
+  copying?(): boolean;
 }
 
 /** Keys of the `meta` table. */
@@ -61,6 +66,8 @@ export interface StoreCore {
   readonly db: SyncDatabase;
   /** Run `work` in one read-write transaction over the data tables (and `meta` when asked), through a unit of work. */
   edit<T>(work: (ws: Workset) => Promise<T>, fresh?: FreshBatch, meta?: boolean): Promise<Edited<T>>;
+  /** Whether a page holds a last copy of the queue (see `FeedMoveHooks.copying`). */
+  copying(): boolean;
   /** Run `work` in one read-only transaction over the data tables. */
   read<T>(work: () => Promise<T>): Promise<T>;
   /** Run several reads in one read-only transaction over every table: the reads inside join it, its guard checked once. */
@@ -240,6 +247,7 @@ export function createStoreCore(db: SyncDatabase, serial = isWebKit(), hooks: Fe
 
     const core: StoreCore = {
       db,
+      copying: () => !!hooks.copying?.(),
       transact,
       async edit(work, fresh, meta = false) {
         /** Episodes the committed run moved with their feed. */
@@ -250,7 +258,7 @@ export function createStoreCore(db: SyncDatabase, serial = isWebKit(), hooks: Fe
             // count is asked first but awaited last: a fresh unit of work reads nothing, so its rows are computed
             // and its writes issued while an earlier transaction still commits (see `pull` in engine/pull.ts).
             const queued = assumeFresh ? db.outbox.count() : undefined;
-            const ws = createWorkset(db, fresh && assumeFresh ? (key) => !((fresh.pull.written.get(key) ?? Infinity) < fresh.batch) : undefined, hooks.feedsMoved);
+            const ws = createWorkset(db, fresh && assumeFresh ? (key) => !((fresh.pull.written.get(key) ?? Infinity) < fresh.batch) : undefined, hooks.feedsMoved, !!hooks.copying?.());
             const result = await work(ws);
             const changed = await ws.flush();
             moved = ws.moved();

@@ -10,3 +10,10 @@ export const harmless = (c: StoredChange): boolean => c.kind !== 'add' && c.chan
  * before the last of `pulls` completed pulls (one handed out before any count, as stores of old kept it).
  */
 export const mayGo = (c: StoredChange, pulls: number): boolean => !c.sent || harmless(c) || !(pulls <= c.sent.pull);
+
+/**
+ * Whether a change may have left: handed out, or held in a page's last copy (which the page may send at any
+ * moment, and whose fate the next start cannot know). Such a change is never folded away or into a new value of
+ * itself: the server may hold what it said.
+ */
+export const mayHaveLeft = (c: StoredChange): boolean => c.sent !== undefined || c.copied === true;

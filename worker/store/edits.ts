@@ -3,10 +3,10 @@
 import { SyncError } from '../../src/errors.ts';
 import type { ServerBase, StoredChange } from '../../src/schema.ts';
 import type { Subscription, SubscriptionChange } from '../../src/types.ts';
-import { patchChange } from './acks.ts';
-import type { StoreCore } from './core.ts';
+import { noteWord, patchChange } from './acks.ts';
+import { META, type StoreCore } from './core.ts';
 import { changesNothing, fold, keyFor, toSubscription } from './view.ts';
-import { harmless } from './delivery.ts';
+import { harmless, mayHaveLeft } from './delivery.ts';
 import type { Workset } from './workset.ts';
 
 /** A fresh queue entry; on a row the server knows (`base`), it names the server's guid. */
@@ -58,27 +58,32 @@ export function createEdits(core: StoreCore, newGuid: () => string) {
    * Queue an add in `ws` at `candidate` (the app's guid, the row of the same feed, or a fresh local one): into a
    * queued add not sent yet, else a new entry (re-subscribing that row).
    */
-  async function addIn(ws: Workset, feedUrl: string, guid: string | undefined, candidate: string, now: number, inFlight: ReadonlySet<number>) {
+  async function addIn(ws: Workset, feedUrl: string, guid: string | undefined, candidate: string, now: number, inFlight: ReadonlySet<number>, cursor?: number) {
     await ws.preload([candidate]);
     const key = ws.resolve(candidate);
     const row = ws.row(key);
     const changes = ws.changes(key);
     const last = changes[changes.length - 1];
     // Not into an add held behind a deletion: this add comes after it, and must survive it.
-    if (row && !row.base && last?.kind === 'add' && last.state === 'queued' && !last.sent && !last.held && !inFlight.has(last.id ?? -1)) {
+    if (row && !row.base && last?.kind === 'add' && last.state === 'queued' && !mayHaveLeft(last) && !last.held && !inFlight.has(last.id ?? -1)) {
       last.feedUrl = feedUrl;
       return rewrite(ws, last);
     }
     if (!row) ws.createRow(key);
-    return ws.putChange(queued({ guid: key, kind: 'add', feedUrl, ...(guid !== undefined && { addGuid: guid }) }, now, row?.base));
+    const add = queued({ guid: key, kind: 'add', feedUrl, ...(guid !== undefined && { addGuid: guid }) }, now, row?.base);
+    // Held in a page's copy from now on, which may deliver it: the word it leaves over, as `markSent` notes it.
+    if (core.copying()) noteWord(add, row?.base ? [row.base] : [], cursor);
+    return ws.putChange(add);
   }
+  /** The cursor, read where adds may be copied (see `addIn`). */
+  const cursorFor = async () => (core.copying() ? ((await db.meta.get(META.cursor))?.value as number | undefined) : undefined);
   return {
     /** Queue an add; re-subscribes an existing row with that guid or feed URL. */
     async add(feedUrl: string, guid: string | undefined, now: number, inFlight: ReadonlySet<number>) {
       return edit(async (ws) => {
         const sameFeed = guid === undefined ? (await db.subscriptions.toArray()).find((r) => r.feedUrl === feedUrl)?.guid : undefined;
-        return viewIn(ws, await addIn(ws, feedUrl, guid, guid ?? sameFeed ?? newGuid(), now, inFlight));
-      });
+        return viewIn(ws, await addIn(ws, feedUrl, guid, guid ?? sameFeed ?? newGuid(), now, inFlight, await cursorFor()));
+      }, undefined, core.copying());
     },
 
     /**
@@ -93,15 +98,16 @@ export function createEdits(core: StoreCore, newGuid: () => string) {
         // three thousand reads in a row inside the transaction.
         const keys = feedUrls.map((url) => guidFor?.(url) ?? byFeed.get(url) ?? newGuid());
         await ws.preload(keys);
+        const cursor = await cursorFor();
         for (const [i, url] of feedUrls.entries()) {
           const guid = guidFor?.(url);
           const row = ws.row(ws.resolve(keys[i]!));
           const there = row && row.isSubscribed && row.deleted === undefined;
-          if (!there) await addIn(ws, url, guid, keys[i]!, now, inFlight);
+          if (!there) await addIn(ws, url, guid, keys[i]!, now, inFlight, cursor);
           report[there ? 'alreadyThere' : 'added'].push(url);
         }
         return report;
-      });
+      }, undefined, core.copying());
     },
     /** Queue a change to an existing subscription, coalescing with a queued one not in flight. */
     async update(guid: string, change: SubscriptionChange, now: number, inFlight: ReadonlySet<number>) {
@@ -122,12 +128,12 @@ export function createEdits(core: StoreCore, newGuid: () => string) {
         // A move that may have reached the server is kept as sent; a further move queues behind it.
         if (editable && last.kind === 'update' && !(last.sent && last.change?.guid !== undefined && wanted.guid !== undefined)) {
           last.change = { ...last.change, ...wanted };
-          // Folded back to the state before it (the server's, when it is the only one) and never handed out (by any
-          // context: its stored delivery state says): it leaves the queue. One that may have reached the server stays:
-          // the server may hold its earlier value.
-          return !last.sent && changesNothing(last.change, before(row.base, changes.slice(0, -1))) ? ws.deleteChange(last) : rewrite(ws, last);
+          // Folded back to the state before it (the server's, when it is the only one) and never handed out nor held
+          // in a page's last copy (its stored delivery state says): it leaves the queue. One that may have reached the
+          // server stays: the server may hold its earlier value.
+          return !mayHaveLeft(last) && changesNothing(last.change, before(row.base, changes.slice(0, -1))) ? ws.deleteChange(last) : rewrite(ws, last);
         }
-        if (editable && last.kind === 'add' && !last.sent && !row.base && wanted.guid === undefined && wanted.isSubscribed !== false) {
+        if (editable && last.kind === 'add' && !mayHaveLeft(last) && !row.base && wanted.guid === undefined && wanted.isSubscribed !== false) {
           // Not sent yet: the POST can carry the new feed URL itself.
           if (wanted.feedUrl !== undefined) last.feedUrl = wanted.feedUrl;
           return rewrite(ws, last);
@@ -150,9 +156,9 @@ export function createEdits(core: StoreCore, newGuid: () => string) {
         // Deleted already, unless a change still queued would bring it back (gPodder: a subscribe queued before a
         // full listing left the feed out): that one must not go on its own.
         if (row.deleted !== undefined && row.pending === 0) return key;
-        const waiting = ws.changes(key).filter((c) => c.state === 'queued' && !inFlight.has(c.id ?? -1) && (!c.sent || harmless(c)));
-        if (!row.base && ws.changes(key).every((c) => c.state === 'failed' || waiting.includes(c))) {
-          // An add that never left this device needs no DELETE: dropping it (and its edits) is the deletion.
+        const waiting = ws.changes(key).filter((c) => c.state === 'queued' && !inFlight.has(c.id ?? -1) && (!mayHaveLeft(c) || harmless(c)));
+        if (!row.base && ws.changes(key).every((c) => c.state === 'failed' || waiting.includes(c)) && !ws.changes(key).some(mayHaveLeft)) {
+          // An add that never left this device (nor a page's copy) needs no DELETE: dropping it (and its edits) is the deletion.
           for (const change of waiting) ws.deleteChange(change);
           return ws.resolve(key);
         }

@@ -50,6 +50,12 @@ export function createMeta(core: StoreCore) {
       return typeof v === 'number' ? v : undefined;
     },
 
+    /** How many pulls the store has completed (what a handout's `pull` is read against, see `mayGo`). */
+    async pulls(): Promise<number> {
+      const v = await value(META.pulls);
+      return typeof v === 'number' ? v : 0;
+    },
+
     /** Device time of the last successful sync. */
     async lastSuccess(): Promise<number | undefined> {
       const v = await value(META.lastSuccess);

@@ -18,6 +18,8 @@ export interface WorksetState {
   readonly absent: (key: string) => boolean;
   /** Told of the feeds `flush` moved (none: nothing follows them). */
   readonly feedsMoved: FeedsMoved | undefined;
+  /** Every queued change written is held in a page's last copy (see `FeedMoveHooks.copying`). */
+  readonly copying: boolean;
   readonly rows: Map<string, StoredSubscription | null>;
   readonly original: Map<string, StoredSubscription | null>;
   readonly aliases: Map<string, string | null>;
@@ -34,11 +36,12 @@ export interface WorksetState {
 }
 
 /** An empty unit of work over `db`. */
-export function createWorksetState(db: SyncDatabase, absent: (key: string) => boolean, feedsMoved?: FeedsMoved): WorksetState {
+export function createWorksetState(db: SyncDatabase, absent: (key: string) => boolean, feedsMoved?: FeedsMoved, copying = false): WorksetState {
   return {
     db,
     absent,
     feedsMoved,
+    copying,
     rows: new Map(),
     original: new Map(),
     aliases: new Map(),
