@@ -1,0 +1,50 @@
+// A change the page's last copy carried as the page went away may have reached the server: the next open
+// cannot know whether that copy left. In every engine, against the reference Open Podcast API server: a page
+// unsubscribes a feed (its worker never pushes it: a long pushDelay), navigates away (the copy's keepalive PATCH
+// reaches the server), and the next open takes the change back while its first pull is still on its way. The
+// toggle back is sent, not folded away onto the copied change (issue 31: it was folded away, the server kept the
+// copy's value, and the next pull showed it here too).
+import { expect, it } from 'vitest';
+import { clientOptions, forEachEngine, harnessPerFile, openPage, uniqueDbName, waitFor } from './support/harness.ts';
+
+/** The issue's bound for a copy sent as the page goes. */
+const DELIVERED_WITHIN = 3000;
+
+forEachEngine((engine) => {
+  const h = harnessPerFile(engine, { seed: 4 });
+
+  it('the next open takes back a change the page sent in its copy: the toggle back reaches the server', async () => {
+    const context = await h.browser.newContext();
+    // Closing a context's last tab ends WebKit's session: a blank tab keeps it.
+    await context.newPage();
+    const dbName = uniqueDbName('copy-fold-back');
+    // The worker never pushes on its own: only the page's copy can carry the change.
+    const options = clientOptions(h.server, dbName, { pushDelay: 600_000 });
+    const page = await openPage(context, h.pages.url, options);
+    await page.evaluate(() => window.opa.client.sync());
+    const target = h.server.state().find((e) => e.is_subscribed)!;
+    h.server.clearLog();
+    await page.evaluate((guid) => window.opa.client.update(guid, { isSubscribed: false }), target.guid);
+    expect(h.server.entry(target.guid)!.is_subscribed).toBe(true);
+    // A navigation (Firefox's tab close may lose its keepalive request: docs/browser-support.md).
+    await page.goto(`${h.pages.url}inert.html`);
+    await waitFor("the copy's PATCH on the server", () => h.server.entry(target.guid)!.is_subscribed === false, DELIVERED_WITHIN, 25);
+    await page.close();
+
+    // The next open: its first pull answers slowly, and the app takes the change back meanwhile.
+    h.server.setLatency(1500);
+    const next = await openPage(context, h.pages.url, options);
+    const view = await next.evaluate((guid) => window.opa.client.update(guid, { isSubscribed: true }), target.guid);
+    expect(view).toMatchObject({ isSubscribed: true });
+    h.server.setLatency(0);
+    await next.evaluate(() => window.opa.client.sync());
+    await waitFor('the toggle back on the server', () => h.server.entry(target.guid)!.is_subscribed === true, 5000, 25);
+    const after = await next.evaluate(async (guid) => {
+      await window.opa.client.sync();
+      return { row: await window.opa.client.subscription(guid), pending: await window.opa.client.pending() };
+    }, target.guid);
+    expect(after.row).toMatchObject({ isSubscribed: true, pending: false });
+    expect(after.pending).toEqual([]);
+    await context.close();
+  });
+});
