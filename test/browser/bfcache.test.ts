@@ -101,13 +101,21 @@ forEachEngine((engine) => {
           );
         });
       }, row.guid);
-      await page.goto(`${h.pages.url}inert.html`);
-      await page.evaluate(() => history.back());
-      await ready(page);
-      const restored = await page.evaluate(() => window.opa.scratch.restored === true);
-      if (engine === 'webkit') expect(restored).toBe(true);
-      // A page loaded anew has a new client with the options it was opened with: nothing of this applies to it.
-      if (!restored) return;
+      if (engine === 'webkit') {
+        // WebKit puts the page in the cache (measured).
+        await page.goto(`${h.pages.url}inert.html`);
+        await page.evaluate(() => history.back());
+        await ready(page);
+      } else {
+        // Chromium and Firefox never restore a page from the cache under their drivers (a page loaded anew has a
+        // new client, and nothing of this would be checked): the same two events, in the same document.
+        await page.evaluate(() => {
+          dispatchEvent(new PageTransitionEvent('pagehide', { persisted: true }));
+          dispatchEvent(new PageTransitionEvent('pageshow', { persisted: true }));
+        });
+      }
+      expect(await page.evaluate(() => window.opa.scratch.restored === true)).toBe(true);
+      await waitFor('the save made on the way out to settle', () => page.evaluate(async () => (await window.opa.scratch.saving) !== undefined), 15_000);
       expect(await page.evaluate(() => window.opa.scratch.saving)).toBe('saved');
       // Pushed by the new worker, with the refreshed token (the expired one gets 401 and pauses the queue).
       await waitFor('the change saved on the way out on the server', () => h.server.entry(row.guid)?.is_subscribed === false, 15_000);
