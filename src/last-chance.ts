@@ -7,7 +7,7 @@
 import { authHeader } from './auth-header.ts';
 import { listen } from './listen.ts';
 import { notify } from './notify.ts';
-import { requestBase } from './schema.ts';
+import { requestBase } from './base-url.ts';
 import type { LastChanceRequest } from './protocol.ts';
 import type { Auth, LastChanceSent } from './types.ts';
 

@@ -1,4 +1,5 @@
 import { Dexie, type EntityTable } from 'dexie';
+import { normaliseBaseUrl } from './base-url.ts';
 import { rowCodec } from './row-codec.ts';
 import type { StoredAlias, StoredChange, StoredEpisode, StoredMeta, StoredSubscription } from './stored.ts';
 
@@ -40,17 +41,4 @@ export function openSyncDatabase(name: string): SyncDatabase {
 /** The default database name for a server: two servers never share a store. */
 export function defaultDbName(baseUrl: string): string {
   return `opa-sync:${normaliseBaseUrl(baseUrl)}`;
-}
-
-/** The base URL without a trailing slash, query or fragment. */
-export function normaliseBaseUrl(baseUrl: string): string {
-  const url = new URL(baseUrl);
-  url.hash = '';
-  url.search = '';
-  return url.href.replace(/\/+$/, '');
-}
-
-/** What every request's path is resolved against: the normalised base URL as a directory. */
-export function requestBase(baseUrl: string): URL {
-  return new URL(normaliseBaseUrl(baseUrl) + '/');
 }

@@ -1,7 +1,7 @@
 import { SyncError, isSyncError, type SyncErrorCode } from '../src/errors.ts';
 import { authHeader } from '../src/auth-header.ts';
 import type { LastChanceRequest } from '../src/protocol.ts';
-import { requestBase } from '../src/schema.ts';
+import { requestBase } from '../src/base-url.ts';
 import type { Auth, Clock } from '../src/types.ts';
 import { MAX_SERVER_DELAY } from './backoff.ts';
 import { timeoutSignal } from './clock.ts';

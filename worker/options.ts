@@ -1,5 +1,6 @@
 import { SyncError } from '../src/errors.ts';
-import { defaultDbName, normaliseBaseUrl } from '../src/schema.ts';
+import { normaliseBaseUrl } from '../src/base-url.ts';
+import { defaultDbName } from '../src/schema.ts';
 import type { Auth, Clock, Protocol, SyncOptions } from '../src/types.ts';
 import { clampedTimers, systemClock } from './clock.ts';
 
