@@ -1,8 +1,9 @@
 // Reading a JSON object as its text arrives. A long-used account's full history of episode actions is one answer
-// of tens of MB; `JSON.parse` needs all of that text and then builds the whole array beside it. This reader checks
-// the JSON grammar one character at a time and hands out the items of one top-level list as each one ends, so
-// only the item being read is held. Hand-rolled: a general streaming parser from npm costs 6 KiB gzip and up
-// (the worker is over its budget already); this needs no tokens, paths or events, only one list and a few members.
+// of tens of MB; `JSON.parse` needs all of that text and then builds the whole array beside it. This reader follows
+// only strings and brackets: it cuts each item of one top-level list out as it ends and parses it alone, and at the
+// end parses the rest (the object with every item replaced by 0). `JSON.parse` reads every piece, so the text is
+// checked as it would check the whole, and only the item being read is held (with the object's other members).
+// Hand-rolled: a general streaming parser from npm costs 6 KiB gzip and up; this needs one list and a few members.
 import { SyncError } from '../src/errors.ts';
 
 /** How the reader is told what to keep. */
@@ -13,7 +14,10 @@ export interface ListReaderOptions {
   list: string;
   /** Other top-level members whose values are kept (small ones: they are held whole). */
   keep: readonly string[];
-  /** An item or kept value longer than this (UTF-16 units) is not parsed: it is handed out as `undefined`. */
+  /**
+   * An item longer than this (UTF-16 units) is neither held nor parsed: it is handed out as `undefined`. A kept
+   * value longer than this written as JSON is `undefined` too.
+   */
   maxChars: number;
   /** Each item of the list, in order, as `JSON.parse` reads it (`undefined` when over `maxChars`). */
   item(value: unknown): void;
@@ -37,313 +41,146 @@ export interface ListReader {
 
 /** Deepest nesting read; deeper is refused (no answer needs it, and the stack it would take is the server's to choose). */
 export const MAX_DEPTH = 256;
-/** Longest top-level key compared with the wanted ones (`"actions"` fully escaped is 44 characters). */
-const MAX_KEY_CHARS = 256;
 
-// What comes next.
-const VALUE = 0;
-const FIRST_KEY = 1;
-const KEY = 2;
-const COLON = 3;
-const FIRST_ITEM = 4;
-const NEXT = 5;
-const STRING = 6;
-const ESCAPE = 7;
-const NUMBER = 8;
-const LITERAL = 9;
-const END = 10;
-// Where a number stands: after '-', after a leading 0, in the integer, after '.', in the fraction, after 'e', after its sign, in the exponent.
-const N_MINUS = 0;
-const N_ZERO = 1;
-const N_INT = 2;
-const N_DOT = 3;
-const N_FRAC = 4;
-const N_E = 5;
-const N_SIGN = 6;
-const N_EXP = 7;
-// What is being captured.
-const NONE = 0;
-const CAP_KEY = 1;
-const CAP_ITEM = 2;
-const CAP_MEMBER = 3;
-
-const OBJECT = 1;
-const ARRAY = 2;
-
-const isDigit = (c: number) => c >= 48 && c <= 57;
 const isSpace = (c: number) => c === 32 || c === 10 || c === 13 || c === 9;
-const isHex = (c: number) => isDigit(c) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
-/** What is left of `true`, `false` or `null` after its first character. */
-const LITERALS: Record<number, string> = { 116: 'rue', 102: 'alse', 110: 'ull' };
-
-const ESCAPES = new Set([...'"\\/bfnrt'].map((c) => c.charCodeAt(0)));
 
 /** Create a reader of `{ [list]: [items…], [kept]: … }` (members in any order, others checked and skipped). */
-export function createListReader(options: ListReaderOptions): ListReader {
-  // The reader's state between two characters: the steps below read and move it.
-  const { what, list, maxChars } = options;
-  const keep = new Set(options.keep);
-  /** OBJECT or ARRAY per open bracket. */
-  const stack: number[] = [];
-  const members = new Map<string, unknown>();
-  /** What comes next (VALUE, KEY, STRING…). */
-  let state = VALUE;
-  /** Whether the string being read is a key. */
-  let isKey = false;
-  /** Where the number being read stands (N_…). */
-  let num = N_MINUS;
-  /** What is still to come of the literal being read. */
-  let lit = '';
-  /** Hex digits of a \u escape still to come (0 until its `u`, and outside escapes). */
-  let hex = 0;
-  /** Characters of the earlier chunks (for messages). */
-  let read = 0;
-  /** The top-level key whose value comes next, and the list's state. */
-  let key: string | undefined;
-  let listSeen = false;
-  let listed = false;
-  let inList = false;
-  /** The value (or key) being captured: what it is, its depth, its pieces so far, from `from` in the current chunk on. */
-  let capture = NONE;
-  let capDepth = 0;
-  let parts: string[] = [];
+export function createListReader({ what, list, keep, maxChars, item }: ListReaderOptions): ListReader {
+  const fail = (detail: string): never => {
+    throw new SyncError('bad-response', `${what}: the body is not JSON (${detail})`);
+  };
+  const parse = (text: string): unknown => {
+    try {
+      return JSON.parse(text);
+    } catch (error) {
+      return fail((error as Error).message);
+    }
+  };
+  /** The object without the list's items; the item being read (undefined once over `maxChars`) and its length. */
+  const rest: string[] = [];
+  let piece: string[] | undefined = [];
   let size = 0;
-  let over = false;
+  /** Where the text being read goes: the item (inside the list) or the rest; it goes from `from` in the chunk on. */
+  let inItem = false;
   let from = 0;
-  /** The piece being read, and where in it. */
-  let text = '';
-  let at = 0;
+  let depth = 0;
+  let done = false;
+  let inString = false;
+  let escaped = false;
+  /** At depth 1: a string now is a key; the next character that is not white space starts `key`'s value. */
+  let keyNext = false;
+  let valueNext = false;
+  /** The key being read (its pieces, from `keyFrom` in the chunk on), and the last one read. */
+  let keyParts: string[] | undefined;
+  let keyFrom = 0;
+  let key: unknown;
+  let listSeen = false;
+  /** Inside the list; no item ended in it yet (`[ ]` holds none; `[1, ]` holds an empty one, which is refused). */
+  let inList = false;
+  let first = false;
 
-  function fail(detail: string): never {
-    throw new SyncError('bad-response', `${what}: the body is not JSON (${detail} at character ${read + at})`);
+  function hold(text: string, end: number): void {
+    const part = text.slice(from, end);
+    from = end;
+    if (!inItem) rest.push(part);
+    else if (piece && (size += part.length) > maxChars) piece = undefined;
+    else piece?.push(part);
   }
 
-  /** Add a piece of the captured text, unless it is over its limit already. */
-  function add(piece: string): void {
-    if (over) return;
-    size += piece.length;
-    if (size > (capture === CAP_KEY ? MAX_KEY_CHARS : maxChars)) {
-      over = true;
-      parts = [];
-    } else parts.push(piece);
-  }
-
-  /** Start capturing a key, an item or a kept member here. */
-  function begin(kind: number): void {
-    capture = kind;
-    capDepth = stack.length;
-    parts = [];
+  /** The item being read ends before `end`: parse it (a blank one is no item when `none` allows it). */
+  function itemEnds(text: string, end: number, none = false): void {
+    hold(text, end);
+    const whole = piece?.join('');
+    if (!(none && whole?.trim() === '')) {
+      item(whole === undefined ? undefined : parse(whole));
+      rest.push('0');
+    }
+    piece = [];
     size = 0;
-    over = false;
-    from = at;
+    first = inItem = false;
   }
 
-  /** The captured text ends just before `end`: parse it and hand it where it goes. */
-  function finish(end: number): void {
-    add(text.slice(from, end));
-    // Parsed only once the grammar check passed: JSON.parse agrees, and reads escapes and numbers exactly as it always does.
-    const value = over ? undefined : JSON.parse(parts.length === 1 ? parts[0]! : parts.join(''));
-    const kind = capture;
-    capture = NONE;
-    parts = [];
-    if (kind === CAP_KEY) key = value as string | undefined;
-    else if (kind === CAP_ITEM) options.item(value);
-    else members.set(key!, value);
-  }
-
-  /** A value starts here: capture it when it is a list item or a kept member. */
-  function starting(c: number): void {
-    if (stack.length === 0) {
-      if (c !== 123) fail('not an object');
-      return;
-    }
-    if (stack.length === 2 && inList) begin(CAP_ITEM);
-    else if (stack.length === 1 && key !== undefined) {
-      if (key === list) {
-        // JSON.parse keeps the last of a repeated key, but the items of the first were handed out already.
-        if (listSeen) throw new SyncError('bad-response', `${what}: the member "${list}" appears twice`);
-        listSeen = true;
-        listed = inList = c === 91;
-      } else if (keep.has(key)) begin(CAP_MEMBER);
-    }
-  }
-
-  /** A value ended just before `end`. */
-  function ended(end: number): void {
-    if ((capture === CAP_ITEM || capture === CAP_MEMBER) && stack.length === capDepth) finish(end);
-    state = stack.length === 0 ? END : NEXT;
-  }
-
-  function open(kind: number): void {
-    if (stack.length >= MAX_DEPTH) fail(`nested deeper than ${MAX_DEPTH}`);
-    stack.push(kind);
-    state = kind === OBJECT ? FIRST_KEY : FIRST_ITEM;
-  }
-
-  function close(): void {
-    stack.pop();
-    if (stack.length === 1) inList = false;
-    ended(at + 1);
-  }
-
-  // The steps: each reads `text[at]` (`c`) in its state; the next one reads the character after where it leaves `at`.
-
-  /** Inside a string: the hot loop, as most of a body is string content. */
-  function stringStep(): void {
+  function write(text: string): void {
     const n = text.length;
-    let d = text.charCodeAt(at);
-    while (d !== 34 && d !== 92 && d >= 32) {
-      if (++at === n) return;
-      d = text.charCodeAt(at);
-    }
-    if (d < 32) fail('a control character in a string');
-    if (d === 92) state = ESCAPE;
-    else if (isKey) {
-      if (capture === CAP_KEY) finish(at + 1);
-      state = COLON;
-    } else ended(at + 1);
-  }
-
-  /** After a backslash in a string, or in the hex digits of a \u escape. */
-  function escapeStep(c: number): void {
-    if (hex) {
-      if (!isHex(c)) fail('a bad \\u escape');
-      if (--hex === 0) state = STRING;
-    } else if (c === 117) hex = 4;
-    else if (ESCAPES.has(c)) state = STRING;
-    else fail('a bad escape');
-  }
-
-  /** Inside a number: a number ends at the first character that is not part of it, which is then read as what follows. */
-  function numberStep(c: number): void {
-    if (num === N_MINUS) {
-      if (!isDigit(c)) fail('a bad number');
-      num = c === 48 ? N_ZERO : N_INT;
-    } else if (num === N_DOT || num === N_SIGN) {
-      if (!isDigit(c)) fail('a bad number');
-      num = num === N_DOT ? N_FRAC : N_EXP;
-    } else if (num === N_E) {
-      if (c === 43 || c === 45) num = N_SIGN;
-      else if (isDigit(c)) num = N_EXP;
-      else fail('a bad number');
-    } else if (isDigit(c) && num !== N_ZERO) {
-      // digits go on (a leading 0 takes none after it)
-    } else if (c === 46 && (num === N_ZERO || num === N_INT)) num = N_DOT;
-    else if ((c === 101 || c === 69) && num !== N_EXP) num = N_E;
-    else {
-      ended(at);
-      at--;
-    }
-  }
-
-  /** Inside `true`, `false` or `null`. */
-  function literalStep(c: number): void {
-    if (c !== lit.charCodeAt(0)) fail('a bad literal');
-    lit = lit.slice(1);
-    if (!lit) ended(at + 1);
-  }
-
-  /** Where a value starts. */
-  function valueStep(c: number): void {
-    if (isSpace(c)) return;
-    starting(c);
-    if (c === 123) open(OBJECT);
-    else if (c === 91) open(ARRAY);
-    else if (c === 34) {
-      isKey = false;
-      state = STRING;
-    } else if (c === 45 || isDigit(c)) {
-      state = NUMBER;
-      num = c === 45 ? N_MINUS : c === 48 ? N_ZERO : N_INT;
-    } else if (LITERALS[c]) {
-      state = LITERAL;
-      lit = LITERALS[c]!;
-    } else fail('an unexpected character');
-  }
-
-  /** Where a key starts (or, first in an object, the object may end). */
-  function keyStep(c: number): void {
-    if (isSpace(c)) return;
-    if (c === 125 && state === FIRST_KEY) close();
-    else if (c === 34) {
-      isKey = true;
-      state = STRING;
-      if (stack.length === 1) {
-        key = undefined;
-        begin(CAP_KEY);
-      }
-    } else fail('a key expected');
-  }
-
-  /** Between tokens: a colon, a comma, a closing bracket, or only white space after the end. */
-  function punctuationStep(c: number): void {
-    switch (state) {
-      case COLON:
-        if (c === 58) state = VALUE;
-        else if (!isSpace(c)) fail('":" expected');
-        return;
-      case FIRST_ITEM:
-        if (c === 93) close();
-        else if (!isSpace(c)) {
-          state = VALUE;
-          at--;
+    from = 0;
+    for (let at = 0; at < n; at++) {
+      let c = text.charCodeAt(at);
+      if (inString) {
+        // The hot loop: most of a body is string content.
+        for (; at < n; c = text.charCodeAt(++at)) {
+          if (escaped) escaped = false;
+          else if (c === 92) escaped = true;
+          else if (c === 34) break;
         }
-        return;
-      case NEXT: {
-        const inObject = stack[stack.length - 1] === OBJECT;
-        if (c === 44) state = inObject ? KEY : VALUE;
-        else if (c === (inObject ? 125 : 93)) close();
-        else if (!isSpace(c)) fail('"," or a closing bracket expected');
-        return;
+        if (at === n) break;
+        inString = false;
+        // A string item ends here; an object or array item at its closing bracket; a number or literal at what follows it.
+        if (inItem && depth === 2) itemEnds(text, at + 1);
+        if (keyParts) {
+          keyParts.push(text.slice(keyFrom, at + 1));
+          key = parse(keyParts.join(''));
+          keyParts = undefined;
+        }
+        continue;
       }
-      default:
-        if (!isSpace(c)) fail('text after the end');
-    }
-  }
-
-  /** Read the next piece of the text. */
-  function write(chunk: string): void {
-    text = chunk;
-    const n = text.length;
-    for (at = 0; at < n; at++) {
-      const c = text.charCodeAt(at);
-      switch (state) {
-        case STRING:
-          stringStep();
-          break;
-        case ESCAPE:
-          escapeStep(c);
-          break;
-        case NUMBER:
-          numberStep(c);
-          break;
-        case LITERAL:
-          literalStep(c);
-          break;
-        case VALUE:
-          valueStep(c);
-          break;
-        case FIRST_KEY:
-        case KEY:
-          keyStep(c);
-          break;
-        default:
-          punctuationStep(c);
+      if (isSpace(c)) continue;
+      if (done) fail('text after the end');
+      if (valueNext) {
+        valueNext = false;
+        if (key === list) {
+          // JSON.parse keeps the last of a repeated key, but the items of the first were handed out already.
+          if (listSeen) throw new SyncError('bad-response', `${what}: the member "${list}" appears twice`);
+          listSeen = true;
+          if (c === 91) {
+            hold(text, at + 1);
+            inList = inItem = first = true;
+            depth++;
+            continue;
+          }
+        }
       }
+      if (c === 34) {
+        inString = true;
+        if (keyNext) {
+          keyNext = false;
+          keyParts = [];
+          keyFrom = at;
+        }
+      } else if (c === 123 || c === 91) {
+        if (depth === 0 && c !== 123) fail('not an object');
+        if (++depth > MAX_DEPTH) fail(`nested deeper than ${MAX_DEPTH}`);
+        keyNext = depth === 1;
+      } else if (c === 125 || c === 93) {
+        if (inList && depth === 3 && inItem) itemEnds(text, at + 1);
+        if (inList && depth === 2) {
+          if (inItem) itemEnds(text, at, first);
+          inList = false;
+        }
+        done = --depth === 0;
+      } else if (c === 44) {
+        keyNext = depth === 1;
+        if (inList && depth === 2) {
+          if (inItem) itemEnds(text, at);
+          hold(text, at + 1);
+          inItem = true;
+        }
+      } else if (c === 58 && depth === 1) valueNext = true;
     }
-    if (capture !== NONE) {
-      add(text.slice(from));
-      from = 0;
+    if (keyParts) {
+      keyParts.push(text.slice(keyFrom));
+      keyFrom = 0;
     }
-    read += n;
+    hold(text, n);
   }
 
   return {
     write,
     end() {
-      at = 0;
-      if (state !== END) fail(read === 0 ? 'empty' : 'the text ends early');
-      return { listed, members };
+      const o = parse(rest.join('')) as Record<string, unknown>;
+      if (typeof o !== 'object' || o === null || Array.isArray(o)) fail('not an object');
+      const members = new Map<string, unknown>();
+      for (const k of keep) if (Object.hasOwn(o, k)) members.set(k, JSON.stringify(o[k]).length > maxChars ? undefined : o[k]);
+      return { listed: Array.isArray(o[list]), members };
     },
   };
 }
