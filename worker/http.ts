@@ -223,7 +223,7 @@ export function createHttp(options: HttpOptions): Http {
     if (isRedirect(response)) {
       // Not transient: the same request gets the same answer until baseUrl names where the server went.
       const where = originOf(response.headers.get('Location'), target);
-      throw new SyncError('bad-response', `${label}: the server redirected${where ? ` to ${where}` : ''} (${status || 'opaque'}); redirects are not followed`, {
+      throw new SyncError('bad-response', `${label}: the server redirected${where ? ` to ${where}` : ''} (${status || 'opaque'}); redirects are not followed: set baseUrl to the server's own address`, {
         ...(status && { status }),
       });
     }

@@ -68,7 +68,7 @@ export function resolveOptions(options: SyncOptions): ResolvedOptions {
   // in the stored binding: they belong in `auth`, which lives in worker memory only.
   const { username, password } = new URL(server);
   if (username !== '' || password !== '') {
-    throw new SyncError('invalid', "baseUrl must not carry credentials (user:password@host): use auth");
+    throw new SyncError('invalid', "baseUrl must not carry credentials (user:password@host): pass them as auth: { type: 'basic', username, password }");
   }
   if (!/^https?:/.test(server)) throw new SyncError('invalid', `baseUrl must be http(s): ${options.baseUrl}`);
   const protocol = options.protocol ?? 'opa';
@@ -103,7 +103,7 @@ export function resolveOptions(options: SyncOptions): ResolvedOptions {
   if (options.account !== undefined) resolved.account = String(options.account);
   else if (named !== undefined) resolved.account = named;
   if (named !== undefined && named !== resolved.account) {
-    throw new SyncError('invalid', `auth names the user ${named}, but account is ${resolved.account}`);
+    throw new SyncError('invalid', `auth names the user ${named}, but account is ${resolved.account}: they must be the same`);
   }
   return resolved;
 }

@@ -64,7 +64,7 @@ describe('setAuth() with another user', () => {
       await e.sync();
       e.setOnline(false);
       await e.add(feed('queued'));
-      await expect(e.setAuth(basic('bob'))).rejects.toMatchObject({ code: 'account-mismatch' });
+      await expect(e.setAuth(basic('bob'))).rejects.toMatchObject({ code: 'account-mismatch', message: expect.stringContaining('create an engine for bob') });
       e.setOnline(true);
       await settle(e);
       // The old credentials stayed: alice's list got the change, bob's list is untouched and never pulled.

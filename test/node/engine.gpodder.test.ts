@@ -171,6 +171,7 @@ describe.each(cases)('gPodder engine (%s server, %s paths)', (dialect, protocol)
     const e = engine(s, protocol, { password: 'wrong' });
     await expect(e.sync()).rejects.toMatchObject({ code: 'unauthorized', status: 401 });
     expect((await e.status()).phase).toBe('auth-required');
+    await expect(e.sync()).rejects.toMatchObject({ code: 'unauthorized', message: expect.stringContaining('call setAuth() with new ones') });
     await e.add(feed(3));
     await e.setAuth({ type: 'basic', username: 'alice', password: PASSWORD });
     await settle(e);

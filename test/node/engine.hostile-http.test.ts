@@ -248,7 +248,8 @@ describe('a redirect is an answer, not a lost connection (item 15)', () => {
     const e = engine(s, { fetch });
     const error = await e.sync().catch((x: unknown) => x);
     expect(error).toMatchObject({ code: 'bad-response' });
-    expect((error as Error).message).toMatch(/redirect/);
+    // What happened, and what the app can do about it.
+    expect((error as Error).message).toMatch(/redirect.*set baseUrl to the server's own address/);
     expect((await e.status()).online).toBe(true);
   });
 });

@@ -226,7 +226,7 @@ describe('item 18: credentials in baseUrl', () => {
       error = caught;
     }
     expect(error).toMatchObject({ code: 'invalid' });
-    expect(String((error as Error).message)).toMatch(/auth/);
+    expect(String((error as Error).message)).toMatch(/pass them as auth: \{ type: 'basic', username, password \}/);
     expect(String((error as Error).message)).not.toContain('s3cret-pass');
     expect(() => createSyncEngine({ baseUrl: 'https://token@sync.example/v1', dbName: uniqueDb() })).toThrow(/auth/);
   });

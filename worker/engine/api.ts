@@ -117,7 +117,7 @@ export function createApi(ctx: EngineContext): Omit<SyncEngine, 'onLastChance'> 
       // knew no account yet takes this one.
       const account = authAccount(ctx.opts.protocol, auth);
       if (account !== undefined && ctx.binding.account !== undefined && account !== ctx.binding.account) {
-        throw new SyncError('account-mismatch', `the credentials are ${account}'s, but this engine's store is ${ctx.binding.account}'s`);
+        throw new SyncError('account-mismatch', `the credentials are ${account}'s, but this engine's store is ${ctx.binding.account}'s: create an engine for ${account} (on this dbName, after clear())`);
       }
       if (account !== undefined) ctx.binding.account = account;
       state.auth = auth;

@@ -40,7 +40,7 @@ function seconds(value: unknown, what: string, min: number): number {
 
 function episodesOf(ctx: EngineContext) {
   const { episodes } = ctx.transport;
-  if (!episodes) throw new SyncError('unsupported', `listening state is not part of the ${ctx.transport.protocol} protocol`);
+  if (!episodes) throw new SyncError('unsupported', `listening state is not part of the ${ctx.transport.protocol} protocol (the Open Podcast API has no published episode interface yet)`);
   return episodes;
 }
 

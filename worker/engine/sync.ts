@@ -12,7 +12,7 @@ export async function sync(ctx: EngineContext): Promise<SyncReport> {
   alive(ctx);
   await typed(() => whenBound(ctx));
   if (!ctx.state.browserOnline) throw new SyncError('offline', 'the page reports no network; changes stay queued');
-  if (ctx.state.authPaused) throw new SyncError('unauthorized', 'credentials refused: call setAuth()', { status: 401 });
+  if (ctx.state.authPaused) throw new SyncError('unauthorized', 'paused after the server refused the credentials: call setAuth() with new ones', { status: 401 });
   if (!ctx.leadership.isLeader) return forwardSync(ctx);
   return requestSync(ctx);
 }

@@ -89,7 +89,7 @@ function withFields(row: StoredEpisode, fields: EpisodeFields): StoredEpisode {
 function settledChange(row: StoredEpisode, given: FieldChange): FieldChange | undefined {
   const total = given.total ?? row.total?.value;
   if (given.played === true) {
-    if (total === undefined) throw new SyncError('invalid', "markPlayed(ref, true) needs the episode's length (setProgress with a total)");
+    if (total === undefined) throw new SyncError('invalid', "markPlayed(ref, true) needs the episode's length: call setProgress with a total first");
     if (row.played?.value === true && row.position?.value === total && (given.total === undefined || row.total?.value === total)) return undefined;
     return given.total === undefined ? { played: true, position: total } : { played: true, position: total, total };
   }

@@ -39,7 +39,7 @@ function outcomeOf(item: SendItem, answer: WireUploaded, offset: number): SendOu
   const { change, target } = item;
   const url = change.kind === 'add' ? change.feedUrl! : change.kind === 'remove' ? target! : (change.change?.feedUrl ?? target!);
   if (answer.unreadable.includes(url)) {
-    return { type: 'error', error: new SyncError('bad-response', `no usable URL in the answer for ${url}`, { status: 200 }) };
+    return { type: 'error', error: new SyncError('bad-response', `the upload answer names no usable feed URL for ${url}`, { status: 200 }) };
   }
   if (change.kind === 'remove') return { type: 'deleted' };
   const stored = final(url);

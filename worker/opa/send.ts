@@ -58,7 +58,7 @@ export function planOpa(items: readonly SendItem[]): PlannedRequest[] {
     if (change.state === 'deleting' && change.deletionId !== undefined) out.push({ method: 'GET', path: `deletions/${change.deletionId}`, items });
     // The last check before a guid becomes a path segment (a store written before the rule may hold one).
     else if (target === undefined || !isGuid(target)) {
-      const error = target === undefined ? new SyncError('not-found', 'the subscription has no server guid yet') : new SyncError('invalid', `the guid ${JSON.stringify(target)} cannot be a path segment`);
+      const error = target === undefined ? new SyncError('not-found', 'the subscription has no server guid yet') : new SyncError('invalid', `the guid ${JSON.stringify(target)} cannot be addressed: it would change the request path`);
       out.push({ items, outcome: { type: 'error', error } });
     } else {
       const remove = change.kind === 'remove';
@@ -102,6 +102,6 @@ function added(items: SendItem[], response: { status: number; body: unknown }): 
     const refusal = failure.find((f) => f.feed_url === change.feedUrl) ?? (items.length > 1 ? undefined : failure[0]);
     // Named in neither list of a shared answer: unknown whether it was added; a pull will say (a POST is safe to repeat).
     if (!refusal && items.length > 1) return { type: 'error', error: new SyncError('bad-response', `POST /subscriptions: the answer does not name ${change.feedUrl}`, { status: response.status }) };
-    return { type: 'error', error: new SyncError('invalid', `POST /subscriptions: ${refusal?.message ?? 'nothing added'}`, { status: response.status }) };
+    return { type: 'error', error: new SyncError('invalid', `POST /subscriptions: ${refusal?.message ?? 'the server added nothing'}`, { status: response.status }) };
   });
 }

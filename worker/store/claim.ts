@@ -65,7 +65,7 @@ export function judge(guard: Guard, owner: Owner, dbName: string): SyncError | '
   if (guard.kind === 'run') {
     if (owner.epoch === guard.epoch) return undefined;
     if (stored && clash(stored, guard.binding)) return mismatch(dbName, stored);
-    return new SyncError('closed', `database "${dbName}" was cleared during this sync`);
+    return new SyncError('closed', `database "${dbName}" was cleared during this sync (clear() in another context): nothing more was written`);
   }
   if (stored && clash(stored, guard.binding)) return mismatch(dbName, stored);
   if (guard.kind === 'read') return undefined;
