@@ -1,5 +1,4 @@
 import { Dexie, type EntityTable } from 'dexie';
-import { normaliseBaseUrl } from './base-url.ts';
 import { rowCodec } from './row-codec.ts';
 import type { StoredAlias, StoredChange, StoredEpisode, StoredMeta, StoredSubscription } from './stored.ts';
 
@@ -36,9 +35,4 @@ export function openSyncDatabase(name: string): SyncDatabase {
   db.version(3).stores({ episodes: 'id, podcast, due' });
   db.use(rowCodec);
   return db;
-}
-
-/** The default database name for a server: two servers never share a store. */
-export function defaultDbName(baseUrl: string): string {
-  return `opa-sync:${normaliseBaseUrl(baseUrl)}`;
 }

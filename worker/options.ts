@@ -1,6 +1,5 @@
 import { SyncError } from '../src/errors.ts';
-import { normaliseBaseUrl } from '../src/base-url.ts';
-import { defaultDbName } from '../src/schema.ts';
+import { defaultDbName, normaliseBaseUrl } from '../src/base-url.ts';
 import type { Auth, Clock, Protocol, SyncOptions } from '../src/types.ts';
 import { clampedTimers, systemClock } from './clock.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SyncError, isSyncError } from '../../src/errors.ts';
-import { defaultDbName } from '../../src/schema.ts';
+import { defaultDbName } from '../../src/base-url.ts';
 import { backoffDelay } from '../../worker/backoff.ts';
 import { codeForStatus, parseRetryAfter } from '../../worker/http.ts';
 import { formatTimestamp, parseTimestamp } from '../../worker/time.ts';
