@@ -4,7 +4,7 @@ import type { SyncError } from '../src/errors.ts';
 import type { LastChanceRequest } from '../src/protocol.ts';
 import type { StoredChange } from '../src/schema.ts';
 import type { DeletionStatus, PullProgress } from '../src/types.ts';
-import type { EpisodeTransport } from './gpodder/episodes.ts';
+import type { EpisodeTransport } from './episodes/actions.ts';
 
 /** A server entry in the engine's terms: validated, protocol-neutral, its timestamps read once. */
 export interface RemoteEntry {

@@ -22,4 +22,8 @@ describe('worker floors', () => {
       .flatMap((f) => importsOf(join(dir, f)).filter((to) => /^(episodes|engine|opa|gpodder)\//.test(to) || to === 'engine.ts').map((to) => `store/${f} -> ${to}`));
     expect(upward).toEqual([]);
   });
+
+  it("worker/transport.ts, the seam both protocols implement, imports nothing from a protocol's folder (issue 31)", () => {
+    expect(importsOf(join(worker, 'transport.ts')).filter((to) => /^(opa|gpodder)\//.test(to))).toEqual([]);
+  });
 });

@@ -5,8 +5,8 @@
 // history is never held, only the newest of each episode.
 import type { SyncError } from '../../src/errors.ts';
 import type { EpisodeRef } from '../../src/types.ts';
-import type { PlayAction } from '../gpodder/episode-wire.ts';
-import { MYGPO_PAGE, type EpisodeTransport } from '../gpodder/episodes.ts';
+import type { EpisodeTransport, PlayAction } from './actions.ts';
+import { MYGPO_PAGE } from '../gpodder/episodes.ts';
 import { TooLarge, isTooLarge } from '../http-body.ts';
 import { mediaKey } from './identity.ts';
 import { fromPlay, type FieldChange } from './register.ts';

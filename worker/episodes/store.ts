@@ -3,7 +3,7 @@
 import { SyncError } from '../../src/errors.ts';
 import type { PendingEpisode, StoredEpisode, SyncDatabase } from '../../src/schema.ts';
 import type { EpisodeFilter, EpisodeRef, EpisodeState, ErrorInfo } from '../../src/types.ts';
-import type { PlayAction } from '../gpodder/episode-wire.ts';
+import type { PlayAction } from './actions.ts';
 import { holdOver } from '../hold.ts';
 import type { StoreCore } from '../store/core.ts';
 import { renamedFeeds } from '../store/feed-moves.ts';

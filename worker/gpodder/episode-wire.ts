@@ -5,40 +5,7 @@ import { feedUrlOf } from '../feed-url.ts';
 import { TooLarge } from '../http-body.ts';
 import { createListReader } from '../json-stream.ts';
 import { parseTimestamp } from '../time.ts';
-
-/** A `play` action as uploaded: seconds throughout; `timestamp` is UTC `YYYY-MM-DDTHH:MM:SS`. */
-export interface WirePlayAction {
-  podcast: string;
-  episode: string;
-  guid?: string;
-  device?: string;
-  action: 'play';
-  timestamp: string;
-  started: number;
-  position: number;
-  /** Absent when the length is unknown. */
-  total?: number;
-}
-
-/** A `play` action as read: its time in epoch ms (whole seconds); whole-second position and, when known, total. */
-export interface PlayAction {
-  podcast: string;
-  episode: string;
-  guid?: string;
-  at: number;
-  position?: number;
-  total?: number;
-}
-
-/** What a pull answer held besides its `play` actions (handed out one by one as they are read). */
-export interface EpisodeAnswer {
-  /** How many actions the answer held, of any kind (mygpo pages by a full answer of 1,000). */
-  count: number;
-  /** Of those, how many were plays (or items) that did not validate: skipped, and counted in the run's report. */
-  skipped: number;
-  /** The server's `timestamp` (seconds). */
-  timestamp: number;
-}
+import type { EpisodeAnswer, PlayAction } from '../episodes/actions.ts';
 
 /** A pull answer read whole: the `play` actions (others dropped) and what else it held. */
 export interface WireEpisodeActions extends EpisodeAnswer {

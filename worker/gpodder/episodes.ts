@@ -1,8 +1,8 @@
 // Episode actions over gPodder v2 and the Nextcloud app: one pull request per page, one upload per batch.
 import { SyncError } from '../../src/errors.ts';
-import type { LastChanceRequest } from '../../src/protocol.ts';
 import { lastChanceRequest, type Http } from '../http.ts';
-import { episodeActionsReader, type EpisodeAnswer, type PlayAction, type WirePlayAction } from './episode-wire.ts';
+import type { EpisodeTransport } from '../episodes/actions.ts';
+import { episodeActionsReader } from './episode-wire.ts';
 import { renames } from './renames.ts';
 import { parseUploaded } from './wire.ts';
 
@@ -16,21 +16,6 @@ export const MAX_EPISODE_BODY_BYTES = 64 * 1024 * 1024;
 export const MAX_ACTIONS_PER_ANSWER = 1_000_000;
 /** mygpo's page: an answer this full means more may follow (`timestamp` is then the last action's time). */
 export const MYGPO_PAGE = 1000;
-
-/** What an upload's answer says of the URLs sent: each one the server rewrote, and where to ("" = refused). */
-export interface EpisodeUploaded {
-  renamed: Map<string, string>;
-}
-
-/** What the engine asks of a protocol's episode actions. */
-export interface EpisodeTransport {
-  /** One pull request: the actions since `since` (seconds), each usable `play` handed to `take` as it is read. */
-  pull(since: number, take: (action: PlayAction) => void): Promise<EpisodeAnswer>;
-  /** Upload actions (at most 100); resolves once the server took them all, else throws a `SyncError`. */
-  send(actions: readonly WirePlayAction[]): Promise<EpisodeUploaded>;
-  /** The upload `send` would make, for the page to send as it goes away (every server takes an action twice harmlessly). */
-  lastChance?(actions: readonly WirePlayAction[]): LastChanceRequest;
-}
 
 /** The episode-action endpoints of a dialect (`user` as the subscription paths name it). */
 export function episodePaths(protocol: 'gpodder' | 'nextcloud', user: string): { pull: string; upload: string } {
