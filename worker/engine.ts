@@ -9,6 +9,7 @@ import { emitStatus } from './engine/events.ts';
 import { emitEpisodes } from './engine/episodes.ts';
 import { watchLastChance } from './engine/last-chance.ts';
 import { startPolling } from './engine/poll.ts';
+import { execute } from './engine/run.ts';
 import { background } from './engine/schedule.ts';
 import { idlePhase, setPhase } from './engine/status.ts';
 import type { SyncEngine } from './engine/sync-engine.ts';
@@ -85,6 +86,7 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
     closing,
     state,
     runs,
+    execute: (kind, fromTimer) => execute(ctx, kind, fromTimer),
     listeners: { change: new Set(), status: new Set() },
     channel: openChannel(opts.dbName, (message) => onMessage(ctx, message)),
     leadership: acquireLeadership(opts.dbName, () => {

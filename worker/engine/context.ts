@@ -85,6 +85,8 @@ export interface EngineContext {
   readonly closing: AbortController;
   readonly state: EngineState;
   readonly runs: RunState;
+  /** What one run does (`execute` in run.ts), handed to the schedule, which decides when runs happen and imports no run. */
+  readonly execute: (kind: 'sync' | 'push', fromTimer: boolean) => Promise<SyncReport>;
   readonly listeners: { change: Set<Listener<'change'>>; status: Set<Listener<'status'>> };
   /** Settles with the store's epoch once this engine claimed it; `clear()` unsets it so the next sync binds again. */
   bound?: Promise<string>;

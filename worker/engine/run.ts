@@ -12,11 +12,8 @@ import type { EngineContext } from './context.ts';
 import { pullEpisodeState, pushEpisodeState } from './episodes.ts';
 import { emitChange, emitStatus } from './events.ts';
 import { pull } from './pull.ts';
-import { background, cancelPullRetry, later, retryPullLater, schedulePush } from './schedule.ts';
+import { background, cancelPullRetry, later, retryPullLater, schedulePush, skippedRuns } from './schedule.ts';
 import { idlePhase, setPhase } from './status.ts';
-
-/** Reports of timer runs that found the store signed out and did nothing (an app's sync() that joined one runs again). */
-export const skippedRuns = new WeakSet<SyncReport>();
 
 /** Run a sync (pull then push) or a push; resolves with its report, rejects with the pull's error. */
 export async function execute(ctx: EngineContext, kind: 'sync' | 'push', fromTimer = false): Promise<SyncReport> {

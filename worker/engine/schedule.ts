@@ -4,7 +4,9 @@ import type { SyncReport } from '../../src/types.ts';
 import { backoffDelay } from '../backoff.ts';
 import { monotonicNow } from '../clock.ts';
 import type { EngineContext, Waiter } from './context.ts';
-import { execute, skippedRuns } from './run.ts';
+
+/** Reports of timer runs that found the store signed out and did nothing (an app's sync() that joined one runs again). */
+export const skippedRuns = new WeakSet<SyncReport>();
 
 /** Run `fn` after `ms` on the engine's clock (tracked, so `close()` can cancel it). */
 export function later(ctx: EngineContext, ms: number, fn: () => void): unknown {
@@ -96,7 +98,7 @@ function launch(ctx: EngineContext, kind: 'sync' | 'push', fromTimer: boolean): 
   runs.runningKind = kind;
   runs.pushStarted = false;
   if (kind === 'sync') runs.pullAt = monotonicNow(ctx.clock);
-  const run = execute(ctx, kind, fromTimer);
+  const run = ctx.execute(kind, fromTimer);
   runs.running = run;
   run
     .catch(() => undefined)
