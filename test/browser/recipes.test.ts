@@ -2,7 +2,7 @@
 // - docs/service-worker.md, "Booting offline": its service worker, verbatim, boots the built app offline. Under
 //   `vite preview` every answer carries `Vary: Origin` and module scripts are fetched with an `Origin`, so the
 //   same worker without `ignoreVary: true` misses its own cache (the control below).
-// - docs/servers.md, "The same-origin proxy opodsync needs": `preview.proxy` puts a gPodder server that sends no
+// - docs/servers.md, "The same-origin proxy opodsync needs": its vite.config.ts, verbatim, puts a gPodder server that sends no
 //   CORS headers under the app's origin, over both path families (gPodder v2 and Nextcloud).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startServer } from '../server/server.ts';
@@ -12,7 +12,7 @@ import type { RefServer } from '../server/types.ts';
 import { launchBrowser, selectedEngines, type Browser, type BrowserContext, type BrowserPage } from '../support/browsers.ts';
 import { clientOptions, forEachEngine, goOffline, perBlock, uniqueDbName, waitFor } from './support/harness.ts';
 import type { PageOptions } from './support/page-api.ts';
-import { guideServiceWorker, startPreviewApp, type PreviewApp } from './support/recipes-app.ts';
+import { guideProxyConfig, guideServiceWorker, startPreviewApp, type PreviewApp } from './support/recipes-app.ts';
 import type { SyncClient } from '../../src/index.ts';
 
 const SEED = 5;
@@ -146,8 +146,8 @@ describe('the same-origin proxy, as docs/servers.md shows it for vite preview', 
       async () => {
         // As opodsync answers: no CORS headers, a preflight refused.
         const gpodder: GpodderServer = await startGpodderServer({ port: 0, cors: false, seed: SEED });
-        const proxy = { '/api/2': gpodder.url, '/index.php': gpodder.url };
-        const app = await startPreviewApp({ proxy });
+        // The guide's vite.config.ts as it is written, pointed at this server.
+        const app = await startPreviewApp({ viteConfig: await guideProxyConfig(gpodder.url) });
         const browser = await launchBrowser(engine);
         return { gpodder, app, browser };
       },

@@ -2,7 +2,7 @@
 // page, test/browser/pages/offline-boot/) whose node_modules/opa-sync is this package built as `npm pack` ships
 // it; `vite build` with no configuration (the README's promise); its service worker taken verbatim from
 // docs/service-worker.md ("Booting offline") and built by that guide's own script ("Listing the built files");
-// all served by `vite preview`, with the `preview.proxy` of docs/servers.md when given.
+// all served by `vite preview`, with the `vite.config.ts` of docs/servers.md (its proxy) when given.
 import { execFile } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -17,12 +17,20 @@ const page = fileURLToPath(new URL('../pages/offline-boot/', import.meta.url));
 // Inside the repository (git-ignored /tmp/): the guide's build script imports `vite`, resolved from here.
 const scratch = join(repo, 'tmp/recipes');
 
-/** The first ts block of docs/service-worker.md under `heading`. */
-function guideBlock(heading: string, text: string): string {
-  const from = text.indexOf(`\n## ${heading}`);
-  const block = from < 0 ? undefined : codeBlocks('docs/service-worker.md', text.slice(from)).find((b) => b.lang === 'ts');
-  if (!block) throw new Error(`docs/service-worker.md has no ts block under "## ${heading}"`);
+/** The first ts block of a guide (`file`, as `text`) under the heading `heading` (## or ###). */
+function guideBlock(heading: string, text: string, file = 'docs/service-worker.md'): string {
+  const from = text.search(new RegExp(`\\n#{2,3} ${heading.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\n`));
+  const block = from < 0 ? undefined : codeBlocks(file, text.slice(from)).find((b) => b.lang === 'ts');
+  if (!block) throw new Error(`${file} has no ts block under "${heading}"`);
   return block.code;
+}
+
+/** docs/servers.md's `vite.config.ts` for the same-origin proxy, word for word but where the server listens. */
+export async function guideProxyConfig(server: string): Promise<string> {
+  const config = guideBlock('The same-origin proxy opodsync needs', await readFile(join(repo, 'docs/servers.md'), 'utf8'), 'docs/servers.md');
+  const listens = "'http://127.0.0.1:8080'";
+  if (!config.includes(listens)) throw new Error(`docs/servers.md's proxy config no longer says ${listens}`);
+  return config.replace(listens, JSON.stringify(new URL(server).origin));
 }
 
 /** The guide's service worker for an offline boot. */
@@ -45,6 +53,13 @@ function packageCopy(): Promise<string> {
   return packaged;
 }
 
+/** Write the app's `vite.config.ts`; returns its path. */
+async function writeConfig(app: string, config: string): Promise<string> {
+  const file = join(app, 'vite.config.ts');
+  await writeFile(file, config);
+  return file;
+}
+
 /** An app served by `vite preview`: `stop()` takes its origin off the network, `close()` also removes it. */
 export interface PreviewApp {
   /** `http://127.0.0.1:PORT/` */
@@ -56,7 +71,7 @@ export interface PreviewApp {
 }
 
 /** Build the app, then `sw.js` from `serviceWorker` (the guide's by default) with the guide's script; serve them. */
-export async function startPreviewApp(options: { proxy?: Record<string, string>; serviceWorker?: string; workbox?: boolean } = {}): Promise<PreviewApp> {
+export async function startPreviewApp(options: { viteConfig?: string; serviceWorker?: string; workbox?: boolean } = {}): Promise<PreviewApp> {
   const pkg = await packageCopy();
   const app = await mkdtemp(join(scratch, 'app-'));
   await mkdir(join(app, 'node_modules'), { recursive: true });
@@ -87,8 +102,9 @@ export async function startPreviewApp(options: { proxy?: Record<string, string>;
   const server: PreviewServer = await preview({
     ...quiet,
     root: app,
-    configFile: false,
-    preview: { host: '127.0.0.1', port: 0, strictPort: false, proxy: options.proxy ?? {} },
+    // The app's own vite.config.ts when the recipe gives one (written after the build, which needs none).
+    configFile: options.viteConfig === undefined ? false : await writeConfig(app, options.viteConfig),
+    preview: { host: '127.0.0.1', port: 0, strictPort: false },
   });
   const url = server.resolvedUrls?.local[0];
   if (!url) throw new Error('vite preview did not say where it listens');
