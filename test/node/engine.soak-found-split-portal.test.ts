@@ -2,11 +2,12 @@
 // URL with 413 and every other with a 200 login page. The push halves an upload refused whole (400, 413) to find
 // the changes refused; a login page refuses nothing, and every other half would get it too: the halving stops at
 // the first such answer, and what it left unsent waits with it. Halved to the last change, 252 adds made about
-// 700 requests in a burst (the soak stopped it at 800 timers in a simulated second).
+// 700 requests in a burst (the soak stopped it at 800 timers in a simulated second). The Open Podcast API's POST
+// of adds halves on 413 the same way, and holds the same rule.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSyncEngine } from '../../worker/index.ts';
 import { startGpodderServer } from '../server/gpodder/server.ts';
-import { spyFetch, uniqueDb, until } from './helpers.ts';
+import { engine, server, spyFetch, uniqueDb, until } from './helpers.ts';
 
 const open: { close(): Promise<void> }[] = [];
 afterEach(async () => {
@@ -50,6 +51,36 @@ describe('gPodder: an upload split on 413 whose halves a proxy answers with a lo
     e.setOnline(true);
     await until(async () => (await e.pending()).every((c) => c.attempts === 1), 5000, 'every add tried once');
     // 40 → 20 → 10 → 5 → 3 → 2 → 1: six 413s, then the login page, and nothing after it.
+    expect(answers.filter((a) => a === 'login')).toHaveLength(1);
+    expect(answers.at(-1)).toBe('login');
+    expect(answers.length).toBeLessThanOrEqual(7);
+    const pending = await e.pending();
+    expect(pending).toHaveLength(40);
+    expect(pending.every((c) => c.lastError?.code === 'bad-response')).toBe(true);
+  });
+});
+
+describe('OPA: a POST of adds split on 413 whose halves a proxy answers with a login page', () => {
+  it('stops halving at the first login page: every add waits, none is sent again in that push', async () => {
+    const s = await server({ seed: 0 });
+    const answers: string[] = [];
+    let proxy = false;
+    const e = engine(s, {
+      retry: { baseDelay: 60_000, maxDelay: 60_000 },
+      fetch: spyFetch(async (url, init, real) => {
+        if (!proxy || init?.method !== 'POST') return real(url, init);
+        const many = (JSON.parse(String(init.body)) as { subscriptions: unknown[] }).subscriptions.length > 1;
+        answers.push(many ? '413' : 'login');
+        return many ? new Response('', { status: 413 }) : html();
+      }),
+    });
+    await e.sync();
+    e.setOnline(false);
+    await e.addMany(Array.from({ length: 40 }, (_, i) => `https://feeds.example/split-portal/${i}.xml`));
+    proxy = true;
+    e.setOnline(true);
+    await until(async () => (await e.pending()).every((c) => c.attempts === 1), 5000, 'every add tried once');
+    // 40 → 20 → 10 → 5 → 2 → 1: five 413s, then the login page, and nothing after it.
     expect(answers.filter((a) => a === 'login')).toHaveLength(1);
     expect(answers.at(-1)).toBe('login');
     expect(answers.length).toBeLessThanOrEqual(7);
