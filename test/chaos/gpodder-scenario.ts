@@ -32,6 +32,7 @@ import {
   uploadTooLarge,
   yearLong,
   type HostileFault,
+  type SentEpisode,
 } from './hostile.ts';
 import { prng } from './prng.ts';
 import { RECONCILE_INTERVAL } from '../../worker/episodes/pull.ts';
@@ -232,7 +233,7 @@ export async function runGpodderScenario(
     /** An episode upload answer refused a media URL with `""` (episode-renames): the episode keeps an error. */
     let renameRefused = false;
     /** Media URLs an upload answer rewrote to a new http URL: where the server's log stood then, and the life. */
-    const rewritten: { from: string; logged: number; life: number }[] = [];
+    const rewritten: { from: string; episodes: SentEpisode[]; logged: number; life: number }[] = [];
     /** The server's clock went back (timestamp-regress, step-removes): mygpo's listings may hide what it stamped since. */
     let clockWentBack = false;
     /** Another tab signed in to bob (other-tab) or this one's credentials are bob's (set-auth), until a step. */
@@ -446,9 +447,9 @@ export async function runGpodderScenario(
           break;
         case 'episode-renames':
           transport.rewrite.push(
-            episodeRenames(hr, (from, to, kind) => {
+            episodeRenames(hr, (from, to, kind, episodes) => {
               if (kind === 'refused') renameRefused = true;
-              if (kind === 'new-url') rewritten.push({ from, logged: s.log().length, life });
+              if (kind === 'new-url') rewritten.push({ from, episodes, logged: s.log().length, life });
               note(`hostile: an episode upload answer rewrites ${from} to ${JSON.stringify(to)} (${kind})`);
             }),
           );
@@ -770,11 +771,15 @@ export async function runGpodderScenario(
         // uploaded, under the one it moved back to.
         out.push(...lostViolations(story, log, family === 'nextcloud' ? undefined : DEVICE, state, subscribed.has(podcast), family === 'nextcloud', placesOf(story)));
       }
-      // A rewrite in `update_urls` names the episode from then on: this device's later uploads (while the engine
-      // that settled the answer lives on) never name the old URL; a rewrite to a non-http(s) URL is ignored.
+      // A rewrite in `update_urls` names the episodes sent under the URL from then on: this device's later uploads
+      // (while the engine that settled the answer lives on) never name one of them by the old URL; a rewrite to a
+      // non-http(s) URL is ignored. Another feed's or guid's episode at the same URL was not renamed: it may.
       for (const r of rewritten) {
         const later = s.log().slice(r.logged).filter((x) => x.method === 'POST' && /episode/.test(x.path));
-        const again = later.some((x) => JSON.stringify(x.body ?? null).includes(JSON.stringify(r.from)));
+        const same = (a: SentEpisode & { episode?: unknown }) =>
+          a?.episode === r.from && r.episodes.some((e) => (e.guid !== undefined ? e.guid === a.guid : e.podcast === a.podcast));
+        const actionsOf = (body: unknown) => (Array.isArray(body) ? body : ((body as { actions?: unknown } | null)?.actions ?? [])) as (SentEpisode & { episode?: unknown })[];
+        const again = later.some((x) => Array.isArray(actionsOf(x.body)) && actionsOf(x.body).some(same));
         if (again && r.life === life) out.push(`episodes: ${r.from} was rewritten by an upload answer's update_urls, yet uploaded again under it`);
       }
       for (const e of held) {

@@ -121,25 +121,32 @@ export function gatewayDown(rng: Prng, now: number): ProxyRule & { status: numbe
 /** What an episode upload answer's `update_urls` does to a sent media URL. */
 export type EpisodeRename = 'new-url' | 'refused' | 'not-http';
 
+/** A sent play action's episode: its feed and guid. */
+export interface SentEpisode {
+  podcast?: string;
+  guid?: string;
+}
+
 /**
- * Episode upload answers (1-3) that rewrite one sent media URL: to a new http URL (the episode's URL from then
- * on), to `""` (the server refused it: the episode's `error`), or to a non-http URL (ignored). The server itself
- * stored what was sent. `renamed` is told each rewrite.
+ * Episode upload answers (1-3) that rewrite one sent media URL: to a new http URL (the URL from then on of the
+ * episodes sent under it in that upload), to `""` (the server refused it: the episode's `error`), or to a
+ * non-http URL (ignored). The server itself stored what was sent. `renamed` is told each rewrite, with the
+ * episodes the upload sent under the URL.
  */
-export function episodeRenames(rng: Prng, renamed: (from: string, to: string, kind: EpisodeRename) => void): RewriteRule {
+export function episodeRenames(rng: Prng, renamed: (from: string, to: string, kind: EpisodeRename, episodes: SentEpisode[]) => void): RewriteRule {
   let n = 0;
   return {
     name: 'episode-renames',
     remaining: rng.int(1, 3),
     match: (method, url) => method === 'POST' && /episode/.test(url.pathname),
     edit(body, _method, _url, sent) {
-      const actions = (Array.isArray(sent) ? sent : (sent as { actions?: unknown } | undefined)?.actions) as { episode?: unknown }[] | undefined;
+      const actions = (Array.isArray(sent) ? sent : (sent as { actions?: unknown } | undefined)?.actions) as ({ episode?: unknown } & SentEpisode)[] | undefined;
       const urls = (actions ?? []).map((a) => a?.episode).filter((u): u is string => typeof u === 'string');
       if (typeof body !== 'object' || body === null || !urls.length) return undefined;
       const from = rng.pick(urls);
       const kind = rng.pick(['new-url', 'refused', 'not-http'] as const);
       const to = kind === 'new-url' ? `https://rewritten.example/${n++}/${from.replace(/^https?:\/\//, '')}` : kind === 'refused' ? '' : rng.pick(BAD_URLS);
-      renamed(from, to, kind);
+      renamed(from, to, kind, (actions ?? []).filter((a) => a?.episode === from).map(({ podcast, guid }) => ({ podcast, guid })));
       const b = body as { update_urls?: unknown[] };
       return { ...b, update_urls: [...(Array.isArray(b.update_urls) ? b.update_urls : []), [from, to]] };
     },

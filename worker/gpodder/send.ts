@@ -1,7 +1,8 @@
 // gPodder push: every ready change in one upload of `add`/`remove` lists (at most MAX_UPLOAD_URLS a request).
 // A subscription's changes fold in order, its last word on a URL winning; a URL never goes in both lists for
 // two subscriptions (the later change waits for the next upload). An upload the server refuses whole (400,
-// or 413 from a body limit in front of it) is split until the refused changes are found, so the good ones go.
+// or 413 from a body limit in front of it) is split until the refused changes are found, so the good ones go;
+// an answer that refuses nothing (a portal's page, a 5xx, a redirect away, no answer) ends the splitting.
 import { SyncError, isSyncError } from '../../src/errors.ts';
 import type { Http } from '../http.ts';
 import { formatTimestamp } from '../time.ts';
@@ -143,8 +144,9 @@ export function planGpodder(path: string, items: readonly SendItem[]): PlannedRe
 /** Send one planned upload (splitting it where the server refuses it whole): an outcome per item, in order. */
 export async function sendGpodder(http: Http, request: WireRequest, uploaded: (timestamp: number) => void, offset: number): Promise<SendOutcome[]> {
   const outcomes = new Map<SendItem, SendOutcome>();
-  await upload(http, request.path, fold(request.items).units, outcomes, uploaded, (item, answer) => outcomeOf(item, answer, offset));
-  return request.items.map((item) => outcomes.get(item)!);
+  const error = await upload(http, request.path, fold(request.items).units, outcomes, uploaded, (item, answer) => outcomeOf(item, answer, offset));
+  // What a halving left unsent gets the answer that ended it (the rest would get it too, one request each).
+  return request.items.map((item) => outcomes.get(item) ?? { type: 'error', error: error! });
 }
 
 /** Units in uploads of at most MAX_UPLOAD_URLS URLs (a unit is never split: its changes go together). */
@@ -169,7 +171,8 @@ function chunks(units: Unit[]): Unit[][] {
 /** How an upload's answer settles each change (`outcomeOf` with the transport's clock offset). */
 type Judge = (item: SendItem, answer: WireUploaded) => SendOutcome;
 
-async function upload(http: Http, path: string, batch: Unit[], outcomes: Map<SendItem, SendOutcome>, uploaded: (timestamp: number) => void, judge: Judge): Promise<void> {
+/** Send units, halving them where the body is refused; returns an error that refuses nothing (a portal's page, a 5xx): it ends the halving. */
+async function upload(http: Http, path: string, batch: Unit[], outcomes: Map<SendItem, SendOutcome>, uploaded: (timestamp: number) => void, judge: Judge): Promise<SyncError | void> {
   if (!batch.length) return;
   const body = uploadBody(batch);
   try {
@@ -188,10 +191,9 @@ async function upload(http: Http, path: string, batch: Unit[], outcomes: Map<Sen
     if ((error.status === 400 || error.status === 413) && batch.length > 1) {
       // Halve it until the refused change stands alone (or the halves fit).
       const half = Math.ceil(batch.length / 2);
-      await upload(http, path, batch.slice(0, half), outcomes, uploaded, judge);
-      await upload(http, path, batch.slice(half), outcomes, uploaded, judge);
-      return;
+      return (await upload(http, path, batch.slice(0, half), outcomes, uploaded, judge)) ?? upload(http, path, batch.slice(half), outcomes, uploaded, judge);
     }
     for (const unit of batch) for (const item of unit.items) outcomes.set(item, { type: 'error', error });
+    if (error.status !== 413 && (error.code !== 'invalid' || !error.status)) return error;
   }
 }

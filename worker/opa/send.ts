@@ -68,7 +68,10 @@ export function planOpa(items: readonly SendItem[]): PlannedRequest[] {
   return out;
 }
 
-/** Send one planned request; every `SyncError` becomes an outcome (the outbox classifies it). A 413 on a POST of several sends each half on its own. */
+/**
+ * Send one planned request; every `SyncError` becomes an outcome (the outbox classifies it). A 413 on a POST of
+ * several sends each half on its own, until an answer refuses nothing.
+ */
 export async function sendOpa(http: Http, request: WireRequest): Promise<SendOutcome[]> {
   const { items, method } = request;
   try {
@@ -86,7 +89,11 @@ export async function sendOpa(http: Http, request: WireRequest): Promise<SendOut
     if (!isSyncError(error)) throw error;
     if (error.status !== 413 || items.length < 2) return items.map(() => ({ type: 'error', error }));
     const half = items.length >> 1;
-    return [...(await sendOpa(http, postOf(items.slice(0, half)))), ...(await sendOpa(http, postOf(items.slice(half))))];
+    const first = await sendOpa(http, postOf(items.slice(0, half)));
+    // An answer that is not the server's word on each add (a portal's page, a 5xx, a redirect away, none, one
+    // leaving adds out) ends the halving: the other half would get it too, one request each. It waits with it.
+    const stop = first.find((o) => o.type === 'error' && o.error.status !== 413 && (o.error.code !== 'invalid' || !o.error.status));
+    return [...first, ...(stop ? items.slice(half).map(() => stop) : await sendOpa(http, postOf(items.slice(half))))];
   }
 }
 

@@ -78,6 +78,8 @@ async function ackUpdateIn(ws: Workset, sent: StoredChange, result: UpdateResult
   const base: ServerBase = { ...row.base };
   base.feedUrl = result.feedUrl ?? change.feedUrl ?? base.feedUrl;
   base.isSubscribed = result.isSubscribed ?? change.isSubscribed ?? base.isSubscribed;
+  // A subscribe the server stamped after a pull's tombstone ends it (as an add's answer does).
+  if (base.isSubscribed && ms(result.subscriptionChanged) >= ms(base.deleted)) delete base.deleted;
   if (newGuid !== undefined && newGuid !== base.guid) {
     ws.alias(base.guid, newGuid);
     base.guid = newGuid;
