@@ -16,7 +16,7 @@
 import { DOMParser as XmlDomParser } from '@xmldom/xmldom';
 import { authHeader } from '../../src/auth-header.ts';
 import type { LastChanceRequest } from '../../src/protocol.ts';
-import type { Auth } from '../../src/types.ts';
+import type { AddManyReport, Auth } from '../../src/types.ts';
 import type { Prng } from './prng.ts';
 
 /** The families a seed may run. */
@@ -129,4 +129,25 @@ export function tooLarge(limit: number, until: number) {
     },
     answer: { status: 413, text: JSON.stringify({ code: 413, message: 'Request Entity Too Large' }), headers: { 'Content-Type': 'application/json' } },
   };
+}
+
+/**
+ * What a bulk add's report must say, whatever the protocol (violations pushed): each new feed added once, nothing
+ * taken that is not a feed URL of the catalog or the store. Returns the family's trace line.
+ */
+export function checkBulkReport(
+  report: AddManyReport,
+  how: { fresh: readonly string[]; known: readonly string[]; opml: boolean; entries: number; offline: boolean },
+  violations: string[],
+): string {
+  const added = new Set(report.added);
+  if (added.size !== report.added.length) violations.push(`bulk: a feed reported added twice: ${report.added.join(', ')}`);
+  const missing = how.fresh.filter((url) => !added.has(url));
+  if (missing.length) violations.push(`bulk: new feeds not reported added: ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ` and ${missing.length - 3} more` : ''}`);
+  const junk = [...report.added, ...report.alreadyThere].filter((url) => !/^https:\/\/feeds\.example\//.test(url) && !how.known.includes(url));
+  if (junk.length) violations.push(`bulk: entries that are not feed URLs were taken: ${junk.join(', ')}`);
+  return (
+    `${ran('bulk')} ${how.opml ? 'importOpml' : 'addMany'} of ${how.entries} entries${how.offline ? ' offline' : ''}: ` +
+    `${report.added.length} added, ${report.alreadyThere.length} already there, ${report.skipped.length} skipped`
+  );
 }

@@ -11,7 +11,7 @@ import { importOpml } from '../../src/opml-methods.ts';
 import type { LastChanceRequest } from '../../src/protocol.ts';
 import type { AddManyReport, EpisodeState, PendingChange } from '../../src/types.ts';
 import { OPEN_ENGINE_BUGS, type KnownBug } from './scenario.ts';
-import { bulkList, describeCopy, drawFamilies, ensureDomParser, FAMILIES, opmlOf, ran, sendCopy, tooLarge, type Family } from './families.ts';
+import { bulkList, checkBulkReport, describeCopy, drawFamilies, ensureDomParser, FAMILIES, opmlOf, ran, sendCopy, tooLarge, type Family } from './families.ts';
 import type { SyncEngine } from '../../worker/index.ts';
 import { announcedUpdate, type AnnouncedUpdate } from './announced.ts';
 import { createSyncEngine } from '../../worker/index.ts';
@@ -973,16 +973,7 @@ export async function runGpodderScenario(
         result.intents++;
       }
       bulkAdded ||= report.added.length > 0;
-      const added = new Set(report.added);
-      if (added.size !== report.added.length) violations.push(`bulk: a feed reported added twice: ${report.added.join(', ')}`);
-      const missing = fresh.filter((url) => !added.has(url));
-      if (missing.length) violations.push(`bulk: new feeds not reported added: ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ` and ${missing.length - 3} more` : ''}`);
-      const junk = [...report.added, ...report.alreadyThere].filter((url) => !/^https:\/\/feeds\.example\//.test(url) && !known.includes(url));
-      if (junk.length) violations.push(`bulk: entries that are not feed URLs were taken: ${junk.join(', ')}`);
-      note(
-        `${ran('bulk')} ${opml ? 'importOpml' : 'addMany'} of ${list.length} entries${offline ? ' offline' : ''}: ` +
-          `${report.added.length} added, ${report.alreadyThere.length} already there, ${report.skipped.length} skipped`,
-      );
+      note(checkBulkReport(report, { fresh, known, opml, entries: list.length, offline }, violations));
       if (offline) {
         await sim.sleep(fr.int(0, 50));
         engine.setOnline(true);

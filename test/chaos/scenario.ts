@@ -27,7 +27,7 @@ import {
   Scope,
   TOKEN,
 } from './fixtures.ts';
-import { bulkList, describeCopy, drawFamilies, ensureDomParser, FAMILIES, opmlOf, ran, sendCopy, tooLarge, type Family } from './families.ts';
+import { bulkList, checkBulkReport, describeCopy, drawFamilies, ensureDomParser, FAMILIES, opmlOf, ran, sendCopy, tooLarge, type Family } from './families.ts';
 import {
   ALL_HOSTILE,
   middleboxFault,
@@ -963,16 +963,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
         else violations.push(`bulk: ${url} was reported added, but the store shows no subscription of it`);
         result.intents++;
       }
-      const added = new Set(report.added);
-      if (added.size !== report.added.length) violations.push(`bulk: a feed reported added twice: ${report.added.join(', ')}`);
-      const missing = fresh.filter((url) => !added.has(url));
-      if (missing.length) violations.push(`bulk: new feeds not reported added: ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ` and ${missing.length - 3} more` : ''}`);
-      const junk = [...report.added, ...report.alreadyThere].filter((url) => !/^https:\/\/feeds\.example\//.test(url) && !known.includes(url));
-      if (junk.length) violations.push(`bulk: entries that are not feed URLs were taken: ${junk.join(', ')}`);
-      note(
-        `${ran('bulk')} ${opml ? 'importOpml' : 'addMany'} of ${list.length} entries${offline ? ' offline' : ''}: ` +
-          `${report.added.length} added, ${report.alreadyThere.length} already there, ${report.skipped.length} skipped`,
-      );
+      note(checkBulkReport(report, { fresh, known, opml, entries: list.length, offline }, violations));
       if (offline) {
         await sim.sleep(fr.int(0, 50));
         engine.setOnline(true);
