@@ -47,6 +47,10 @@ describe.runIf(selectedEngines().includes('chromium'))('chromium', () => {
     await first.u.fill('#add-url', FEED);
     await first.u.click('#add-form button[type="submit"]');
     await waitFor('the tag registered', async () => (await first.log()).some((l) => l.includes('background sync: registered')), 30_000);
+    // The worker's POST dropped first: the add may have arrived, so the page's last copy holds it back (the push's
+    // rule) and only the service worker can send it. Closed before that, the copy carried it, and a keepalive POST
+    // that left after clearFaults() below delivered it with no service worker involved (a full run, under load).
+    await waitFor('the push to the dead server failed', async () => (await first.log()).some((l) => l.startsWith('unreachable · ')), 30_000);
     await first.page.close();
     demo.server.clearFaults();
     // The service worker's event began when the tag was registered; it retries within the event (1 s, doubling).
