@@ -5,7 +5,7 @@
 // 700 requests in a burst (the soak stopped it at 800 timers in a simulated second). The Open Podcast API's POST
 // of adds halves on 413 the same way, and holds the same rule.
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSyncEngine } from '../../worker/index.ts';
+import { createSyncEngine, type SyncEngine } from '../../worker/index.ts';
 import { startGpodderServer } from '../server/gpodder/server.ts';
 import { engine, server, spyFetch, uniqueDb, until } from './helpers.ts';
 
@@ -44,19 +44,8 @@ describe('gPodder: an upload split on 413 whose halves a proxy answers with a lo
       fetch,
     });
     open.push(e);
-    await e.sync();
-    e.setOnline(false);
-    await e.addMany(Array.from({ length: 40 }, (_, i) => `https://feeds.example/split-portal/${i}.xml`));
-    proxy = true;
-    e.setOnline(true);
-    await until(async () => (await e.pending()).every((c) => c.attempts === 1), 5000, 'every add tried once');
     // 40 → 20 → 10 → 5 → 3 → 2 → 1: six 413s, then the login page, and nothing after it.
-    expect(answers.filter((a) => a === 'login')).toHaveLength(1);
-    expect(answers.at(-1)).toBe('login');
-    expect(answers.length).toBeLessThanOrEqual(7);
-    const pending = await e.pending();
-    expect(pending).toHaveLength(40);
-    expect(pending.every((c) => c.lastError?.code === 'bad-response')).toBe(true);
+    await addManyBehindTheProxy(e, () => (proxy = true), answers);
   });
 });
 
@@ -74,18 +63,23 @@ describe('OPA: a POST of adds split on 413 whose halves a proxy answers with a l
         return many ? new Response('', { status: 413 }) : html();
       }),
     });
-    await e.sync();
-    e.setOnline(false);
-    await e.addMany(Array.from({ length: 40 }, (_, i) => `https://feeds.example/split-portal/${i}.xml`));
-    proxy = true;
-    e.setOnline(true);
-    await until(async () => (await e.pending()).every((c) => c.attempts === 1), 5000, 'every add tried once');
     // 40 → 20 → 10 → 5 → 2 → 1: five 413s, then the login page, and nothing after it.
-    expect(answers.filter((a) => a === 'login')).toHaveLength(1);
-    expect(answers.at(-1)).toBe('login');
-    expect(answers.length).toBeLessThanOrEqual(7);
-    const pending = await e.pending();
-    expect(pending).toHaveLength(40);
-    expect(pending.every((c) => c.lastError?.code === 'bad-response')).toBe(true);
+    await addManyBehindTheProxy(e, () => (proxy = true), answers);
   });
 });
+
+/** 40 adds made offline, sent once the proxy answers: one login page ends the halving, every add waits with it. */
+async function addManyBehindTheProxy(e: SyncEngine, proxyOn: () => void, answers: string[]): Promise<void> {
+  await e.sync();
+  e.setOnline(false);
+  await e.addMany(Array.from({ length: 40 }, (_, i) => `https://feeds.example/split-portal/${i}.xml`));
+  proxyOn();
+  e.setOnline(true);
+  await until(async () => (await e.pending()).every((c) => c.attempts === 1), 5000, 'every add tried once');
+  expect(answers.filter((a) => a === 'login')).toHaveLength(1);
+  expect(answers.at(-1)).toBe('login');
+  expect(answers.length).toBeLessThanOrEqual(7);
+  const pending = await e.pending();
+  expect(pending).toHaveLength(40);
+  expect(pending.every((c) => c.lastError?.code === 'bad-response')).toBe(true);
+}
