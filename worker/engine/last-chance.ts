@@ -74,34 +74,28 @@ async function build(ctx: EngineContext, store: ReturnType<typeof reader>): Prom
  * build that fails (a closed or foreign store) keeps the last copy told. Returns the stop.
  */
 export function watchLastChance(ctx: EngineContext, publish: (copy: LastChanceRequest[]) => unknown): () => void {
-  let building: Promise<void> | undefined;
-  let again = false;
   let told: string | undefined;
-  const loop = async () => {
-    do {
-      again = false;
-      const copy = await buildLastChance(ctx).catch(() => undefined);
-      if (!copy || ctx.state.closed) continue;
-      const key = JSON.stringify(copy);
-      if (key === told) continue;
-      told = key;
-      // Waited for where the listener answers (the page over comlink): the edit that made the copy resolves after
-      // the page holds it, whatever order two message ports deliver in. A page that never answers holds nothing up.
-      let timer: unknown;
-      await Promise.race([Promise.resolve(publish(copy)).catch(() => undefined), new Promise<void>((resolve) => (timer = ctx.clock.setTimeout(() => resolve(), PUBLISH_WAIT)))]);
-      ctx.clock.clearTimeout(timer);
-    } while (again && !ctx.state.closed);
+  const once = async () => {
+    const copy = await buildLastChance(ctx).catch(() => undefined);
+    const key = JSON.stringify(copy);
+    if (!copy || ctx.state.closed || key === told) return;
+    told = key;
+    // Waited for where the listener answers (the page over comlink): the edit that made the copy resolves after
+    // the page holds it, whatever order two message ports deliver in. A page that never answers holds nothing up.
+    let timer: unknown;
+    await Promise.race([Promise.resolve(publish(copy)).catch(() => undefined), new Promise<void>((resolve) => (timer = ctx.clock.setTimeout(() => resolve(), PUBLISH_WAIT)))]);
+    ctx.clock.clearTimeout(timer);
   };
-  const rebuild = () => {
-    if (building) {
-      again = true;
-      return;
-    }
-    building = loop().finally(() => (building = undefined));
-  };
+  // Each event gets the promise of the first copy built after it: an edit waits for that one, not for the
+  // rebuilds later events (its push, the acknowledgement) keep starting (they cost an edit half its time).
+  let running: Promise<void> | undefined;
+  let next: Promise<void> | undefined;
+  let last: Promise<void> | undefined;
+  const rebuild = (): Promise<void> =>
+    (last = running ? (next ??= running.then(() => ((next = undefined), rebuild()))) : (running = once().finally(() => (running = undefined))));
   ctx.listeners.change.add(rebuild);
-  // A local edit resolves once the copy with it is told: a page closed the moment after still sends it.
-  const ready = () => building ?? Promise.resolve();
+  // A local edit resolves once a copy with it is told: a page closed the moment after still sends it.
+  const ready = () => last!;
   ctx.lastChanceTold = ready;
   rebuild();
   return () => {
