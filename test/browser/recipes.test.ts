@@ -1,7 +1,8 @@
 // The guides' recipes, run as written and served the way apps are served, by `vite preview` and by `vite` (dev):
 // - docs/service-worker.md, "Booting offline": its service worker, verbatim, boots the built app offline. Under
 //   `vite preview` every answer carries `Vary: Origin` and module scripts are fetched with an `Origin`, so the
-//   same worker without `ignoreVary: true` misses its own cache (the control below).
+//   same worker without `ignoreVary: true` misses its own cache (the control below). Its `serveBackgroundSync`
+//   sends what a closed page left, with every page closed (Chromium's sync event, fired over CDP).
 // - docs/servers.md, "The same-origin proxy opodsync needs": its vite.config.ts, verbatim, puts a gPodder server that sends no
 //   CORS headers under the app's origin, over both path families (gPodder v2 and Nextcloud), for the built app
 //   under `vite preview` and for the same app under the dev server (its dependency optimizer pre-bundling opa-sync).
@@ -11,7 +12,8 @@ import { startGpodderServer } from '../server/gpodder/server.ts';
 import type { GpodderServer } from '../server/gpodder/types.ts';
 import type { RefServer } from '../server/types.ts';
 import { launchBrowser, selectedEngines, type Browser, type BrowserContext, type BrowserPage } from '../support/browsers.ts';
-import { clientOptions, forEachEngine, goOffline, perBlock, uniqueDbName, waitFor } from './support/harness.ts';
+import { clientOptions, forEachEngine, goOffline, perBlock, served, sleep, uniqueDbName, waitFor } from './support/harness.ts';
+import { controlServiceWorker } from './support/service-worker.ts';
 import type { PageOptions } from './support/page-api.ts';
 import { guideProxyConfig, guideServiceWorker, startDevApp, startPreviewApp, type PreviewApp } from './support/recipes-app.ts';
 import type { SyncClient } from '../../src/index.ts';
@@ -90,6 +92,45 @@ describe.runIf(selectedEngines().includes('chromium'))('chromium: booting offlin
       await context.setOffline(false);
       await waitFor('the change on the server', () => server.state().some((e) => e.feed_url === FEED), 30_000);
       expect(server.state().filter((e) => e.feed_url === FEED)).toHaveLength(1);
+      await context.close();
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("the guide's service worker sends what a closed page left: an edit queued while the API is unreachable, every page closed, the API back, the sync event: on the server once, sent by the service worker", async () => {
+    const app = await startPreviewApp();
+    try {
+      const context = await browser.newContext();
+      const page = await openApp(context, app, clientOptions(server, uniqueDbName('recipes-background'), { backgroundSync: true }));
+      await waitFor('the pulled list', async () => (await shown(page)).length === SEED, 30_000);
+      // Measured (background-sync.test.ts): faulting the network right after activation sometimes closed the page.
+      await sleep(300);
+      // Unreachable to the service worker too (the browser's offline switch does not reach its fetches).
+      server.dropNext(1_000_000);
+      await page.evaluate((feed) => window.app!.client.add(feed), FEED);
+      // Closed once its push failed: the add may have arrived, so the page's last copy holds it back and only the
+      // service worker can send it (closed earlier, a keepalive copy could deliver it: demo-background.test.ts).
+      await waitFor('the push failed, the tag registered', async () => {
+        const status = await page.evaluate(() => window.app!.client.status());
+        return status.pending === 1 && status.backgroundSync === 'registered' && status.lastError?.code === 'network';
+      }, 15_000);
+      const sw = await controlServiceWorker(context, app.url);
+      await page.close();
+      expect(sw.pages()).toEqual(['about:blank']);
+
+      server.clearFaults();
+      server.clearLog();
+      await sw.fireSync();
+      await waitFor('the change on the server', () => server.state().some((e) => e.feed_url === FEED), 20_000);
+      // Settled: the service worker's run is over before the server's log is read.
+      await sleep(500);
+      expect(server.state().filter((e) => e.feed_url === FEED)).toHaveLength(1);
+      expect(served(server.log().filter((e) => e.method === 'POST' && e.path.endsWith('/subscriptions')))).toHaveLength(1);
+      // That one upload is the service worker's (its engine pulls before it pushes, so it sent none while the API was
+      // unreachable), and no page of the app was open.
+      expect(sw.sent().filter((r) => r.method === 'POST' && new URL(r.url).pathname.endsWith('/subscriptions'))).toHaveLength(1);
+      expect(sw.pages()).toEqual(['about:blank']);
       await context.close();
     } finally {
       await app.close();
