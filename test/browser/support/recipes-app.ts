@@ -2,13 +2,14 @@
 // page, test/browser/pages/offline-boot/) whose node_modules/opa-sync is this package built as `npm pack` ships
 // it; `vite build` with no configuration (the README's promise); its service worker taken verbatim from
 // docs/service-worker.md ("Booting offline") and built by that guide's own script ("Listing the built files");
-// all served by `vite preview`, with the `vite.config.ts` of docs/servers.md (its proxy) when given.
+// all served by `vite preview`, with the `vite.config.ts` of docs/servers.md (its proxy) when given. The same app,
+// unbuilt, is also served by Vite's dev server with that `vite.config.ts` (`npm run dev`, what a developer runs first).
 import { execFile } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { build, preview, type PreviewServer } from 'vite';
+import { build, createServer, preview, type PreviewServer } from 'vite';
 import { codeBlocks } from '../../node/docs/markdown.ts';
 
 const run = promisify(execFile);
@@ -60,18 +61,22 @@ async function writeConfig(app: string, config: string): Promise<string> {
   return file;
 }
 
-/** An app served by `vite preview`: `stop()` takes its origin off the network, `close()` also removes it. */
-export interface PreviewApp {
+/** A scratch app being served: `close()` stops its server and removes it. */
+export interface ServedApp {
   /** `http://127.0.0.1:PORT/` */
   url: string;
-  /** The built files the service worker caches, as its build listed them. */
-  files: string[];
-  stop(): Promise<void>;
   close(): Promise<void>;
 }
 
-/** Build the app, then `sw.js` from `serviceWorker` (the guide's by default) with the guide's script; serve them. */
-export async function startPreviewApp(options: { viteConfig?: string; serviceWorker?: string; workbox?: boolean } = {}): Promise<PreviewApp> {
+/** An app served by `vite preview`: `stop()` takes its origin off the network, `close()` also removes it. */
+export interface PreviewApp extends ServedApp {
+  /** The built files the service worker caches, as its build listed them. */
+  files: string[];
+  stop(): Promise<void>;
+}
+
+/** A fresh app directory: the offline-boot page, and this package installed in its node_modules. */
+async function scratchApp(): Promise<string> {
   const pkg = await packageCopy();
   const app = await mkdtemp(join(scratch, 'app-'));
   await mkdir(join(app, 'node_modules'), { recursive: true });
@@ -79,6 +84,34 @@ export async function startPreviewApp(options: { viteConfig?: string; serviceWor
   await run('cp', ['-r', pkg, join(app, 'node_modules/opa-sync')]);
   await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'recipes-app', private: true, type: 'module' }));
   for (const file of ['index.html', 'main.ts']) await copyFile(join(page, file), join(app, file));
+  return app;
+}
+
+/** The app, unbuilt, served by Vite's dev server with `viteConfig` as its `vite.config.ts` (as `npm run dev` does). */
+export async function startDevApp(viteConfig: string): Promise<ServedApp> {
+  const app = await scratchApp();
+  const server = await createServer({
+    logLevel: 'warn',
+    clearScreen: false,
+    root: app,
+    configFile: await writeConfig(app, viteConfig),
+    server: { host: '127.0.0.1', port: 0 },
+  });
+  await server.listen();
+  const address = server.httpServer?.address();
+  if (!address || typeof address === 'string') throw new Error('the Vite dev server did not report its port');
+  return {
+    url: `http://127.0.0.1:${address.port}/`,
+    async close() {
+      await server.close();
+      await rm(app, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Build the app, then `sw.js` from `serviceWorker` (the guide's by default) with the guide's script; serve them. */
+export async function startPreviewApp(options: { viteConfig?: string; serviceWorker?: string; workbox?: boolean } = {}): Promise<PreviewApp> {
+  const app = await scratchApp();
   const guide = await readFile(join(repo, 'docs/service-worker.md'), 'utf8');
   const serviceWorker = options.workbox ? guideBlock('With Workbox / vite-plugin-pwa', guide) : guideBlock('Booting offline', guide);
   await writeFile(join(app, 'src/sw.ts'), options.serviceWorker ?? serviceWorker);

@@ -33,6 +33,16 @@ export interface ServiceWorkerControl {
   fireSync(lastChance?: boolean): Promise<void>;
   /** Stop the service worker at once (what the browser does to an idle or overrunning one). */
   stop(): Promise<void>;
+  /** The requests a service worker of the context sent since this control was made. */
+  sent(): SentRequest[];
+  /** The addresses of the context's open pages. */
+  pages(): string[];
+}
+
+/** A request as it left. */
+export interface SentRequest {
+  method: string;
+  url: string;
 }
 
 /** Open a blank tab in `context` and watch the service worker registered for `pagesUrl` over CDP. */
@@ -42,6 +52,12 @@ export async function controlServiceWorker(context: BrowserContext, pagesUrl: st
   if (!native) throw new Error('a service worker is driven over CDP: Chromium only');
   const session: CDPSession = await native.context().newCDPSession(native);
   const versions = new Map<string, WorkerVersion>();
+  const sent: SentRequest[] = [];
+  // Playwright reports a service worker's requests on the context (Chromium), each with its sender. Counted as
+  // they leave: a cross-origin POST after its preflight is reported failed (net::ERR_ABORTED) though answered.
+  native.context().on('request', (request) => {
+    if (request.serviceWorker()) sent.push({ method: request.method(), url: request.url() });
+  });
   let stops = 0;
   session.on('ServiceWorker.workerVersionUpdated', ({ versions: updated }) => {
     for (const v of updated) {
@@ -65,6 +81,8 @@ export async function controlServiceWorker(context: BrowserContext, pagesUrl: st
     stops: () => stops,
     fireSync: async (lastChance = false) => void (await session.send('ServiceWorker.dispatchSyncEvent', { origin, registrationId, tag: 'opa-sync', lastChance })),
     stop: async () => void (await session.send('ServiceWorker.stopAllWorkers')),
+    sent: () => [...sent],
+    pages: () => native.context().pages().map((p) => p.url()),
   };
 }
 
