@@ -119,6 +119,25 @@ describe('N visible tabs poll like one (issue 34)', () => {
     expect(pulls.slice(from)).toHaveLength(1);
   });
 
+  it('an explicit sync() between pulls keeps the next one where it was set: focus after it joins that pull, no second one is set', async () => {
+    fifoLocks();
+    const { sim, clock } = world(38);
+    const s = await server({ seed: 2, time: sim.serverTime });
+    const { fetch, pulls } = countingFetch(sim);
+    const [e] = await tabs(sim, 1, 0, { baseUrl: s.url, fetch, clock, pullInterval: 10_000 });
+    await e!.sync();
+    // Focus right after a pull: the next one is set for when the interval is over.
+    e!.setVisible(true);
+    await sim.sleep(100);
+    // The app's own sync() meanwhile, then focus again: it joins the pull already set.
+    await e!.sync();
+    const from = pulls.length;
+    e!.setVisible(true);
+    await sim.sleep(12_000);
+    // One pull in these 12 s (the one set by the first focus); an explicit sync() forgetting it set a second.
+    expect(pulls.slice(from)).toHaveLength(1);
+  });
+
   it('pullInterval 0: focus still pulls at once (there is no next pull to join), and a burst of triggers makes one', async () => {
     fifoLocks();
     const { sim, clock } = world(37);

@@ -97,7 +97,8 @@ function launch(ctx: EngineContext, kind: 'sync' | 'push', fromTimer: boolean): 
   const { runs } = ctx;
   runs.runningKind = kind;
   runs.pushStarted = false;
-  if (kind === 'sync') runs.pullAt = monotonicNow(ctx.clock);
+  // A pull already set for later stays set (an app's sync() meanwhile must not make `pullSoon` set a second one).
+  if (kind === 'sync') runs.pullAt = Math.max(runs.pullAt ?? -Infinity, monotonicNow(ctx.clock));
   const run = ctx.execute(kind, fromTimer);
   runs.running = run;
   run
