@@ -39,6 +39,8 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
     requests: 0,
     pullFailures: 0,
     inFlight: new Set(),
+    // No page in a service worker: every pending episode change goes with its first push.
+    flushEpisodes: opts.by == 'sw',
   };
   const runs: RunState = {
     nextBackground: true,
@@ -93,7 +95,9 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
       if (state.closed) return;
       if (state.phase === 'starting') setPhase(ctx, idlePhase(ctx));
       emitStatus(ctx);
-      background(ctx, 'sync');
+      // A tab shows the server's word, so it pulls; a service worker sends what waits (its first run pulls only
+      // when a change needs the server's word first, see `takeOver`).
+      background(ctx, opts.by == 'sw' ? 'push' : 'sync');
       runForwardedHere(ctx);
     }),
   };

@@ -23,6 +23,8 @@ export interface ResolvedOptions {
   concurrency: number;
   fetch: typeof fetch;
   clock: Clock;
+  /** Where the engine runs: a tab's worker (it starts with a sync), or a service worker (it pushes what waits). */
+  by: 'tab' | 'sw';
 }
 
 function positive(name: string, value: number | undefined, fallback: number, min = 0): number {
@@ -93,6 +95,7 @@ export function resolveOptions(options: SyncOptions): ResolvedOptions {
     fetch: fetchImpl,
     // Every timer the engine sets goes through this clock: clamped here once, none overflows and fires at once.
     clock: clampedTimers(options.clock ?? systemClock),
+    by: 'clients' in globalThis ? 'sw' : 'tab',
   };
   if (options.auth !== undefined) resolved.auth = checkAuth(options.auth);
   if (resolved.auth?.type === 'session' && protocol !== 'gpodder') throw new SyncError('invalid', "auth type 'session' is gPodder's login (protocol: 'gpodder'); use 'basic' here");

@@ -74,6 +74,23 @@ describe("an add settled by the server's word takes over the server's row", () =
     expect(s.state().filter((x) => x.feed_url === feed)).toMatchObject([{ guid: 'moved-after-the-word', is_subscribed: false }]);
     expect(picture(await e.subscriptions({ includeDeleted: true }))).toEqual(serverPicture(s));
   });
+
+  it('OPA, an empty account: the first add arrived, its answer lost, another device unsubscribed it: the unsubscribe stands', async () => {
+    // A pull that listed nothing leaves no cursor: the add used to leave without the word it went over, so no
+    // later word settled it and its retry re-subscribed the feed (found by the service worker's push-first test).
+    const s = await server();
+    const e = engine(s, { retry: slow });
+    await e.sync();
+    const feed = 'https://feeds.example/first-of-an-empty-account.xml';
+    s.dropNext(1, { method: 'POST' }, { afterHandling: true });
+    await e.add(feed);
+    await until(async () => (await e.pending())[0]?.attempts === 1, 5000, 'the lost answer');
+    const [entry] = s.state();
+    s.foreign.patch(entry!.guid, { is_subscribed: false });
+    await settle(e);
+    expect(s.state()).toMatchObject([{ feed_url: feed, is_subscribed: false }]);
+    expect(picture(await e.subscriptions({ includeDeleted: true }))).toEqual(serverPicture(s));
+  });
 });
 
 const gpodderOpen: { close(): Promise<void> }[] = [];

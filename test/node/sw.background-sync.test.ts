@@ -2,24 +2,12 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { openSyncDatabase } from '../../src/schema.ts';
 import { rememberStore } from '../../worker/sw-registry.ts';
-import { serveBackgroundSync, type BackgroundSyncOptions, type SyncEventLike } from '../../worker/sw.ts';
+import { serveBackgroundSync, type BackgroundSyncOptions } from '../../worker/sw.ts';
+import { fakeSelf } from './fake-sw.ts';
 import { TOKEN, dump, engine, requests, server } from './helpers.ts';
 import type { RefServer } from '../server/types.ts';
 
 const FEED = 'https://feeds.example.com/left-behind.xml';
-
-/** A stand-in for the service worker's global scope: fires `sync` and hands back what `waitUntil` got. */
-function fakeSelf() {
-  let listener: ((event: SyncEventLike) => void) | undefined;
-  return {
-    target: { addEventListener: (_: 'sync', l: (event: SyncEventLike) => void) => void (listener = l) },
-    fire(tag = 'opa-sync', lastChance = false): Promise<unknown> {
-      let waited: Promise<unknown> = Promise.resolve('no waitUntil');
-      listener!({ tag, lastChance, waitUntil: (p) => void (waited = p) });
-      return waited;
-    },
-  };
-}
 
 /** A page (with backgroundSync) that queues a subscription while the server answers 503, then closes. */
 async function closedPageWithChange(s: RefServer): Promise<string> {

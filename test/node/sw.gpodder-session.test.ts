@@ -7,7 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startGpodderServer } from '../server/gpodder/server.ts';
 import type { GpodderDialect, GpodderServer } from '../server/gpodder/types.ts';
 import { createSyncEngine } from '../../worker/index.ts';
-import { serveBackgroundSync, type SyncEventLike } from '../../worker/sw.ts';
+import { serveBackgroundSync } from '../../worker/sw.ts';
+import { fakeSelf } from './fake-sw.ts';
 import { knownStores } from '../../worker/sw-registry.ts';
 import { dump, uniqueDb } from './helpers.ts';
 import { startOpodsync } from '../support/opodsync.ts';
@@ -40,18 +41,6 @@ function cookieJar() {
     return response;
   };
   return { fetch: fetchWithJar, sent };
-}
-
-function fakeSelf() {
-  let listener: ((event: SyncEventLike) => void) | undefined;
-  return {
-    target: { addEventListener: (_: 'sync', l: (event: SyncEventLike) => void) => void (listener = l) },
-    fire: (): Promise<unknown> => {
-      let waited: Promise<unknown> = Promise.resolve('no waitUntil');
-      listener!({ tag: 'opa-sync', waitUntil: (p) => void (waited = p) });
-      return waited;
-    },
-  };
 }
 
 describe('a gPodder session login', () => {

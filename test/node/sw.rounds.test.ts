@@ -2,24 +2,13 @@
 // next attempt, `auth-required` ends the event without asking the browser for a retry, and while a tab leads
 // the service worker only watches (the tab sends, with its own backoff) until the tab is gone.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { serveBackgroundSync, type BackgroundSyncOptions, type SyncEventLike } from '../../worker/sw.ts';
+import { serveBackgroundSync, type BackgroundSyncOptions } from '../../worker/sw.ts';
+import { fakeSelf } from './fake-sw.ts';
 import { TOKEN, engine, server, uniqueDb, until } from './helpers.ts';
 import type { RefServer } from '../server/types.ts';
 
 const FEED = 'https://feeds.example.com/rounds.xml';
 const bearer: BackgroundSyncOptions['auth'] = () => ({ type: 'bearer', token: TOKEN });
-
-function fakeSelf() {
-  let listener: ((event: SyncEventLike) => void) | undefined;
-  return {
-    target: { addEventListener: (_: 'sync', l: (event: SyncEventLike) => void) => void (listener = l) },
-    fire(lastChance = false): Promise<unknown> {
-      let waited: Promise<unknown> = Promise.resolve('no waitUntil');
-      listener!({ tag: 'opa-sync', lastChance, waitUntil: (p) => void (waited = p) });
-      return waited;
-    },
-  };
-}
 
 /** Web Locks as a browser has them, in one process: one holder per name, the next waiter once it ends. */
 function installLocks() {

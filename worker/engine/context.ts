@@ -31,8 +31,8 @@ export interface EngineState {
   needsPull?: boolean;
   /** A change that may have reached the server failed: the next run pulls first (the server's later word may settle it, see `markSent`). */
   pullNext?: boolean;
-  /** Whether this engine's runs took over the copies earlier pages held (see `adoptCopies`): its first run does. */
-  copiesAdopted?: boolean;
+  /** Whether this engine's runs took the queue over from earlier contexts (see `takeOver`): its first run does. */
+  tookOver?: boolean;
   /** Consecutive failed pulls (the retry backoff's exponent). */
   pullFailures: number;
   /** The page went hidden: the next push sends every pending episode change, not only the due ones. */

@@ -42,12 +42,13 @@ export async function execute(ctx: EngineContext, kind: 'sync' | 'push', fromTim
   let pushErrors = 0;
   try {
     // The pages that held copies before this engine led may have gone and sent them: their changes count as
-    // handed out, and one not harmless to repeat waits for the pull this run then makes first.
-    if (!state.copiesAdopted) {
-      if (await store.adoptCopies(clock.now())) state.pullNext = true;
-      state.copiesAdopted = true;
+    // handed out. A change that waits for the server's word, or a hold left on the queue, makes this run pull first.
+    if (!state.tookOver) {
+      if (await store.takeOver(clock.now(), ctx.steadyNow())) state.pullNext = true;
+      state.tookOver = true;
     }
-    if (kind === 'sync' || state.needsPull || state.pullNext) {
+    const pulls = kind === 'sync' || state.needsPull || state.pullNext;
+    if (pulls) {
       state.needsPull = state.pullNext = false;
       setPhase(ctx, 'pulling');
       try {
@@ -86,12 +87,12 @@ export async function execute(ctx: EngineContext, kind: 'sync' | 'push', fromTim
         clock,
         now: ctx.steadyNow,
         // A pull that just succeeded proves the server answers: changes waiting out a backoff go now.
-        force: kind === 'sync' && pullError === undefined,
+        force: pulls && !pullError,
         // The options hold the backoff's settings (`baseDelay`, `maxDelay`) as they are.
         backoff: ctx.opts,
         concurrency: ctx.opts.concurrency,
         inFlight: state.inFlight,
-        by: 'clients' in globalThis ? 'sw' : 'tab',
+        by: ctx.opts.by,
         ...hooks,
         onNeedsPull: () => {
           state.needsPull = true;

@@ -2,7 +2,7 @@
 // queue only if it is still the version that was sent (an edit made during the request stays queued).
 import type { Handout, ServerBase, StoredChange, StoredSubscription } from '../../src/schema.ts';
 import type { ErrorInfo } from '../../src/types.ts';
-import type { Hold } from '../hold.ts';
+import { holdOver, type Hold } from '../hold.ts';
 import { formatTimestamp, parseTimestamp } from '../time.ts';
 import type { AddedEntry, UpdateResult } from '../transport.ts';
 import { META, type StoreCore } from './core.ts';
@@ -34,10 +34,13 @@ async function wordOn(ws: Workset, add: StoredChange, rows: StoredSubscription[]
   return heard.map((g) => ws.row(ws.resolve(g))?.base).filter((b) => b !== undefined).sort((a, b) => b.at - a.at);
 }
 
-/** Note on an add leaving for the first time (or held in a page's copy) the server's word it leaves over (`sentAfter`, `sentOver`), if a pull ever completed. */
-export function noteWord(add: StoredChange, bases: ServerBase[], cursor: number | undefined): void {
-  if (cursor === undefined) return;
-  add.sentAfter = Math.max(cursor, bases[0]?.at ?? 0);
+/**
+ * Note on an add leaving for the first time (or held in a page's copy) the server's word it leaves over (`sentAfter`,
+ * `sentOver`), if a pull ever completed (one that listed nothing leaves no cursor: the store then knew no word).
+ */
+export function noteWord(add: StoredChange, bases: ServerBase[], cursor: number | undefined, pulls: number | undefined): void {
+  if (!pulls) return;
+  add.sentAfter = Math.max(cursor ?? 0, bases[0]?.at ?? 0);
   add.sentOver = bases[0] && live(bases[0]);
 }
 
@@ -221,7 +224,7 @@ export function createAcks(core: StoreCore) {
                 ws.deleteChange(current);
                 continue;
               }
-              if (!current.sent && current.sentAfter === undefined) noteWord(current, bases, cursor);
+              if (!current.sent && current.sentAfter === undefined) noteWord(current, bases, cursor, pulls);
             }
             if (current !== c) {
               current.sent = { by, at: now, pull: pulls };
@@ -238,22 +241,25 @@ export function createAcks(core: StoreCore) {
 
     /**
      * The first run of an engine that leads (or of the service worker): the pages that held a copy before it
-     * may have gone and sent it, so every copied change never handed out counts as handed out by a copy now
-     * (`mayGo` then waits for a pull for one not harmless to repeat). Returns whether one such waits.
+     * may have gone and sent it, so every copied change never handed out counts as handed out by a copy now.
+     * Returns whether the run pulls before it pushes: a change waits for the server's word (one not harmless to
+     * repeat that may have arrived, see `mayGo`), or a hold another context left runs (the pull probes the
+     * server: answered, the push after it goes at once instead of waiting the hold out).
      */
-    async adoptCopies(now: number): Promise<boolean> {
+    async takeOver(now: number, steady: number): Promise<boolean> {
       const { result } = await edit(
         async (ws) => {
           const pulls = ((await db.meta.get(META.pulls))?.value as number | undefined) ?? 0;
-          let waits = false;
-          for (const change of await db.outbox.where('state').equals('queued').toArray()) {
-            if (!change.copied || change.sent) continue;
-            const current = (await ws.loadChange(change.id!))!;
-            current.sent = { by: 'copy', at: now, pull: pulls };
-            waits ||= !harmless(current);
-            ws.putChange(current);
+          let first = false;
+          for (let change of await db.outbox.where('state').equals('queued').toArray()) {
+            if (change.copied && !change.sent) {
+              change = (await ws.loadChange(change.id!))!;
+              change.sent = { by: 'copy', at: now, pull: pulls };
+              ws.putChange(change);
+            }
+            first ||= !mayGo(change, pulls) || !holdOver(change.notBefore, change.heldAt, steady);
           }
-          return waits;
+          return first;
         },
         undefined,
         true,

@@ -58,7 +58,7 @@ export function createEdits(core: StoreCore, newGuid: () => string) {
    * Queue an add in `ws` at `candidate` (the app's guid, the row of the same feed, or a fresh local one): into a
    * queued add not sent yet, else a new entry (re-subscribing that row).
    */
-  async function addIn(ws: Workset, feedUrl: string, guid: string | undefined, candidate: string, now: number, inFlight: ReadonlySet<number>, cursor?: number) {
+  async function addIn(ws: Workset, feedUrl: string, guid: string | undefined, candidate: string, now: number, inFlight: ReadonlySet<number>, known: (number | undefined)[] = []) {
     await ws.preload([candidate]);
     const key = ws.resolve(candidate);
     const row = ws.row(key);
@@ -72,17 +72,17 @@ export function createEdits(core: StoreCore, newGuid: () => string) {
     if (!row) ws.createRow(key);
     const add = queued({ guid: key, kind: 'add', feedUrl, ...(guid !== undefined && { addGuid: guid }) }, now, row?.base);
     // Held in a page's copy from now on, which may deliver it: the word it leaves over, as `markSent` notes it.
-    if (core.copying()) noteWord(add, row?.base ? [row.base] : [], cursor);
+    if (core.copying()) noteWord(add, row?.base ? [row.base] : [], known[0], known[1]);
     return ws.putChange(add);
   }
-  /** The cursor, read where adds may be copied (see `addIn`). */
-  const cursorFor = async () => (core.copying() ? ((await db.meta.get(META.cursor))?.value as number | undefined) : undefined);
+  /** The cursor and the pulls completed, read where adds may be copied (see `addIn`). */
+  const wordFor = async () => (core.copying() ? (await db.meta.bulkGet([META.cursor, META.pulls])).map((r) => r?.value as number | undefined) : []);
   return {
     /** Queue an add; re-subscribes an existing row with that guid or feed URL. */
     async add(feedUrl: string, guid: string | undefined, now: number, inFlight: ReadonlySet<number>) {
       return edit(async (ws) => {
         const sameFeed = guid === undefined ? (await db.subscriptions.toArray()).find((r) => r.feedUrl === feedUrl)?.guid : undefined;
-        return viewIn(ws, await addIn(ws, feedUrl, guid, guid ?? sameFeed ?? newGuid(), now, inFlight, await cursorFor()));
+        return viewIn(ws, await addIn(ws, feedUrl, guid, guid ?? sameFeed ?? newGuid(), now, inFlight, await wordFor()));
       }, undefined, core.copying());
     },
 
@@ -98,12 +98,12 @@ export function createEdits(core: StoreCore, newGuid: () => string) {
         // three thousand reads in a row inside the transaction.
         const keys = feedUrls.map((url) => guidFor?.(url) ?? byFeed.get(url) ?? newGuid());
         await ws.preload(keys);
-        const cursor = await cursorFor();
+        const known = await wordFor();
         for (const [i, url] of feedUrls.entries()) {
           const guid = guidFor?.(url);
           const row = ws.row(ws.resolve(keys[i]!));
           const there = row && row.isSubscribed && row.deleted === undefined;
-          if (!there) await addIn(ws, url, guid, keys[i]!, now, inFlight, cursor);
+          if (!there) await addIn(ws, url, guid, keys[i]!, now, inFlight, known);
           report[there ? 'alreadyThere' : 'added'].push(url);
         }
         return report;
