@@ -37,10 +37,6 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
     reachable: true,
     visible: true,
     requests: 0,
-    pullFailures: 0,
-    inFlight: new Set(),
-    // No page in a service worker: every pending episode change goes with its first push.
-    flushEpisodes: opts.by == 'sw',
   };
   const runs: RunState = {
     nextBackground: true,
@@ -88,6 +84,12 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
     closing,
     state,
     runs,
+    work: {
+      pullFailures: 0,
+      inFlight: new Set(),
+      // No page in a service worker: every pending episode change goes with its first push.
+      flushEpisodes: opts.by == 'sw',
+    },
     execute: (kind, fromTimer) => execute(ctx, kind, fromTimer),
     listeners: { change: new Set(), status: new Set() },
     channel: openChannel(opts.dbName, (message) => onMessage(ctx, message)),

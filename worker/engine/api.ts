@@ -50,7 +50,7 @@ async function read<T>(ctx: EngineContext, work: (store: Store) => Promise<T>): 
 
 /** Build the engine's public object over its context. */
 export function createApi(ctx: EngineContext): Omit<SyncEngine, 'onLastChance'> {
-  const { store, state, clock } = ctx;
+  const { store, state, work, clock } = ctx;
   const unsupported = (what: string) => new SyncError('unsupported', `${what} is not part of the ${ctx.transport.protocol} protocol`);
   return {
     sync: () => sync(ctx),
@@ -66,12 +66,12 @@ export function createApi(ctx: EngineContext): Omit<SyncEngine, 'onLastChance'> 
         if (guid !== undefined && guid !== guidFor(url)) throw unsupported('a guid of its own for a subscription');
         guid = guidFor(url);
       }
-      return local(ctx, (s) => s.add(url, guid, clock.now(), state.inFlight));
+      return local(ctx, (s) => s.add(url, guid, clock.now(), work.inFlight));
     },
 
     async addMany(feedUrls: readonly string[]) {
       const { feeds, skipped } = checkFeedUrls(feedUrls);
-      const report = await local(ctx, (s) => s.addMany(feeds, ctx.transport.guidFor, clock.now(), state.inFlight), true);
+      const report = await local(ctx, (s) => s.addMany(feeds, ctx.transport.guidFor, clock.now(), work.inFlight), true);
       return { ...report, skipped };
     },
 
@@ -86,12 +86,12 @@ export function createApi(ctx: EngineContext): Omit<SyncEngine, 'onLastChance'> 
         clean.guid = ctx.transport.guidFor(clean.feedUrl);
         clean.isSubscribed ??= (await read(ctx, (s) => s.get(guid)))?.isSubscribed;
       }
-      return local(ctx, (s) => s.update(guid, clean, clock.now(), state.inFlight), true);
+      return local(ctx, (s) => s.update(guid, clean, clock.now(), work.inFlight), true);
     },
 
     async remove(guid: string) {
       checkGuid(guid);
-      await local(ctx, (s) => s.remove(guid, clock.now(), state.inFlight));
+      await local(ctx, (s) => s.remove(guid, clock.now(), work.inFlight));
     },
 
     async deletion(id: number) {
@@ -178,7 +178,7 @@ export function createApi(ctx: EngineContext): Omit<SyncEngine, 'onLastChance'> 
       state.visible = visible;
       if (visible) return pullSoon(ctx);
       // Hidden, or being unloaded: the listening state waiting out its interval goes now (the tab may not return).
-      state.flushEpisodes = true;
+      work.flushEpisodes = true;
       schedulePush(ctx, 0);
     },
   };

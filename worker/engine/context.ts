@@ -8,7 +8,7 @@ import type { ResolvedOptions } from '../options.ts';
 import type { Binding, Store } from './store.ts';
 import type { Transport } from '../transport.ts';
 
-/** What the engine knows about itself right now (read by status, written by runs and the API). Absent is unset (a flag: false). */
+/** What the engine knows about itself and the world right now: what status reports (written by runs, the API and the other tabs). Absent is unset (a flag: false). */
 export interface EngineState {
   auth: Auth | undefined;
   phase: SyncPhase;
@@ -27,6 +27,10 @@ export interface EngineState {
   leaderStatus?: SyncStatus;
   /** HTTP requests sent so far (reports count their own). */
   requests: number;
+}
+
+/** What runs hand each other about the queue and the server: what the next one must do first, what is on its way. */
+export interface WorkState {
   /** A push asked for a pull to reconcile (a 2xx it could not read). */
   needsPull?: boolean;
   /** A change that may have reached the server failed: the next run pulls first (the server's later word may settle it, see `markSent`). */
@@ -35,7 +39,7 @@ export interface EngineState {
   tookOver?: boolean;
   /** Consecutive failed pulls (the retry backoff's exponent). */
   pullFailures: number;
-  /** The page went hidden: the next push sends every pending episode change, not only the due ones. */
+  /** The page went hidden (or there is none: the service worker): the next push sends every pending episode change, not only the due ones. */
   flushEpisodes?: boolean;
   /** Queue ids being sent right now: local edits do not coalesce into them. */
   inFlight: Set<number>;
@@ -85,6 +89,7 @@ export interface EngineContext {
   readonly closing: AbortController;
   readonly state: EngineState;
   readonly runs: RunState;
+  readonly work: WorkState;
   /** What one run does (`execute` in run.ts), handed to the schedule, which decides when runs happen and imports no run. */
   readonly execute: (kind: 'sync' | 'push', fromTimer: boolean) => Promise<SyncReport>;
   readonly listeners: { change: Set<Listener<'change'>>; status: Set<Listener<'status'>> };

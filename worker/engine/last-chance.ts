@@ -59,7 +59,7 @@ async function build(ctx: EngineContext, store: ReturnType<typeof reader>): Prom
   // sent: the page may go before its answer. (WebKit aborts that request as the page navigates, before
   // pagehide: a copy rebuilt meanwhile leaves the change to the next open, which pulls first.)
   const pulls = await store.pulls();
-  const open = (c: StoredChange) => mayGo(c, pulls) || ctx.state.inFlight.has(c.id!);
+  const open = (c: StoredChange) => mayGo(c, pulls) || ctx.work.inFlight.has(c.id!);
   const { going } = choose(await store.pendingChanges(), transport, { now: 0, copy: true, open });
   for (const request of transport.plan(await store.sendItems(going))) {
     const { method, path, body, harmless } = request as WireRequest;

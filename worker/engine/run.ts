@@ -17,7 +17,7 @@ import { idlePhase, setPhase } from './status.ts';
 
 /** Run a sync (pull then push) or a push; resolves with its report, rejects with the pull's error. */
 export async function execute(ctx: EngineContext, kind: 'sync' | 'push', fromTimer = false): Promise<SyncReport> {
-  const { state, clock } = ctx;
+  const { state, work, clock } = ctx;
   const bindsNow = !ctx.bound;
   let epoch: string;
   try {
@@ -42,14 +42,14 @@ export async function execute(ctx: EngineContext, kind: 'sync' | 'push', fromTim
   let pushErrors = 0;
   try {
     // The pages that held copies before this engine led may have gone and sent them: their changes count as
-    // handed out. A change that waits for the server's word, or a hold left on the queue, makes this run pull first.
-    if (!state.tookOver) {
-      if (await store.takeOver(clock.now(), ctx.steadyNow())) state.pullNext = true;
-      state.tookOver = true;
+    // handed out. A change that waits for the server's word, or a hold left on the queue, makes this run a sync:
+    // its pull probes the server and, answered, what waits goes at once.
+    if (!work.tookOver) {
+      if (await store.takeOver(clock.now(), ctx.steadyNow())) kind = 'sync';
+      work.tookOver = true;
     }
-    const pulls = kind === 'sync' || state.needsPull || state.pullNext;
-    if (pulls) {
-      state.needsPull = state.pullNext = false;
+    if (kind === 'sync' || work.needsPull || work.pullNext) {
+      work.needsPull = work.pullNext = false;
       setPhase(ctx, 'pulling');
       try {
         report.pulled = await pull(ctx, store);
@@ -58,7 +58,7 @@ export async function execute(ctx: EngineContext, kind: 'sync' | 'push', fromTim
           report.episodesPulled = episodes.pulled;
           report.episodesSkipped = episodes.skipped;
         }
-        state.pullFailures = 0;
+        work.pullFailures = 0;
         cancelPullRetry(ctx);
       } catch (error) {
         pullError = handleRunError(ctx, error);
@@ -86,32 +86,34 @@ export async function execute(ctx: EngineContext, kind: 'sync' | 'push', fromTim
         store,
         clock,
         now: ctx.steadyNow,
-        // A pull that just succeeded proves the server answers: changes waiting out a backoff go now.
-        force: pulls && !pullError,
+        // A sync's pull that just succeeded proves the server answers: changes waiting out a backoff go now. (Not a
+        // push's pull for a change's sake: against a server that answers reads but refuses writes, every edit
+        // would send the held change again.)
+        force: kind == 'sync' && !pullError,
         // The options hold the backoff's settings (`baseDelay`, `maxDelay`) as they are.
         backoff: ctx.opts,
         concurrency: ctx.opts.concurrency,
-        inFlight: state.inFlight,
+        inFlight: work.inFlight,
         by: ctx.opts.by,
         ...hooks,
         onNeedsPull: () => {
-          state.needsPull = true;
+          work.needsPull = true;
         },
         onChange: (guids) => emitChange(ctx, guids),
         onQueue: () => emitChange(ctx, [], true),
       });
       // Until a pull: a push that did not try it again says nothing of the server since.
-      if (result.pullNext) state.pullNext = true;
+      if (result.pullNext) work.pullNext = true;
       report.pushed = result.pushed;
       report.failed = result.failed;
       // Listening state after subscriptions: an episode of a feed subscribed in this push may go in the same run.
-      const flush = kind === 'sync' || !!state.flushEpisodes;
-      state.flushEpisodes = false;
+      const flush = kind === 'sync' || !!work.flushEpisodes;
+      work.flushEpisodes = false;
       const episodes = await pushEpisodeState(ctx, store, flush, hooks);
       report.episodesPushed = episodes.pushed;
       const wakeAt = Math.min(result.wakeAt ?? Infinity, episodes.wakeAt ?? Infinity);
       // A change waiting for the server's word after a pull that failed waits for the pull's own retry (a sync).
-      if (wakeAt !== Infinity && !(pullError && state.pullNext)) schedulePush(ctx, Math.max(0, wakeAt - ctx.steadyNow()));
+      if (wakeAt !== Infinity && !(pullError && work.pullNext)) schedulePush(ctx, Math.max(0, wakeAt - ctx.steadyNow()));
     }
   } catch (error) {
     pullError ??= handleRunError(ctx, error);
@@ -120,7 +122,7 @@ export async function execute(ctx: EngineContext, kind: 'sync' | 'push', fromTim
     report.requests = state.requests - before;
     if (!state.closed) setPhase(ctx, idlePhase(ctx));
   }
-  if (state.needsPull) later(ctx, 0, () => background(ctx, 'sync'));
+  if (work.needsPull) later(ctx, 0, () => background(ctx, 'sync'));
   // Read as the store is now (another context may have cleared it): the report says what is there.
   const { store: now } = ctx;
   const [counts, cursor] = await now.together(() => Promise.all([now.counts(), now.cursor()])).catch(() => [{ pending: 0 }, undefined] as const);

@@ -38,11 +38,11 @@ export function cancelPullRetry(ctx: EngineContext): void {
 
 /** Pull again after transient trouble, with backoff (the server's Retry-After is a floor). */
 export function retryPullLater(ctx: EngineContext, retryAfter: number | undefined): void {
-  const { opts, state, clock } = ctx;
-  state.pullFailures++;
+  const { opts, work, clock } = ctx;
+  work.pullFailures++;
   cancelPullRetry(ctx);
   // The options hold the backoff's settings (`baseDelay`, `maxDelay`) as they are.
-  const delay = backoffDelay(opts, state.pullFailures - 1, retryAfter, clock.random);
+  const delay = backoffDelay(opts, work.pullFailures - 1, retryAfter, clock.random);
   ctx.runs.pullRetry = later(ctx, delay, () => {
     ctx.runs.pullRetry = undefined;
     background(ctx, 'sync');
