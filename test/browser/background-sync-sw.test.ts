@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { startGpodderServer } from '../server/gpodder/server.ts';
 import { startServer } from '../server/server.ts';
 import { launchBrowser, selectedEngines } from '../support/browsers.ts';
-import { clientOptions, openPage, perBlock, served, sleep, startPages, uniqueDbName, waitFor, type BrowserContext, type BrowserPage, type PageOptions } from './support/harness.ts';
+import { clientOptions, goOffline, goOnline, openPage, perBlock, served, sleep, startPages, uniqueDbName, waitFor, type BrowserContext, type BrowserPage, type PageOptions } from './support/harness.ts';
 import { controlServiceWorker, everythingStored, registerAppServiceWorker } from './support/service-worker.ts';
 
 const FEED = 'https://feeds.example/background/in-flight.xml';
@@ -139,6 +139,33 @@ describe.runIf(selectedEngines().includes('chromium'))('chromium', () => {
     expect(onOpaServer()).toMatchObject([{ is_subscribed: false }]);
     const subscriptions = await next.evaluate(() => window.opa.client.subscriptions());
     expect(subscriptions.filter((s) => s.feedUrl === FEED)).toMatchObject([{ isSubscribed: false, pending: false }]);
+    await context.close();
+  });
+
+  it('a change that needs no word from the server (a PATCH the page never sent, its copy lost at close): the event sends it with no pull before it (issue 31 item 5)', async () => {
+    const { browser, opa, pages } = env();
+    opa.reset();
+    const { guid } = opa.foreign.add('https://feeds.example/background/patched.xml');
+    const context = await browser.newContext();
+    const page = await openPage(context, pages.url, opaOptions('bg-push-first'));
+    await registerAppServiceWorker(page);
+    await sleep(300);
+    await page.evaluate(() => window.opa.client.sync());
+    // Offline: the page's push never comes (the change is never handed out by it), and its last copy, sent as it
+    // closes, is lost on the way.
+    await goOffline(context, opa);
+    await page.evaluate((g) => window.opa.client.update(g, { isSubscribed: false }), guid);
+    const sw = await controlServiceWorker(context, pages.url);
+    await page.close();
+    await sleep(500);
+    await goOnline(context, opa);
+    opa.clearLog();
+    await sw.fireSync();
+    await waitFor('the PATCH answered', () => served(opa.log().filter((e) => e.method === 'PATCH')).length > 0, 20_000);
+    // Settled: the event is over before the log is read.
+    await sleep(500);
+    expect(opa.log().filter((e) => e.method !== 'OPTIONS').map((e) => e.method)).toEqual(['PATCH']);
+    expect(opa.entry(guid)).toMatchObject({ is_subscribed: false });
     await context.close();
   });
 
