@@ -7,7 +7,9 @@
 //   lost-answer  the server handles an add and its answer never comes; another device changes that feed before
 //                the retry (or, on gPodder, nothing does: a re-subscribe after an acknowledged unsubscribe).
 //   last-copy    the page's last-chance copy (`onLastChance`) is sent as the page goes away (a crash), maybe with
-//                the worker's own request in flight, then the next start (which may edit at once).
+//                the worker's own request in flight, then the next start (which may edit at once). Whenever the
+//                page goes away (here or in lost-answer), the service worker's sync event may run first: its
+//                engine starts with a push, and is stopped after a drawn time, its work done or not.
 //   bulk         `addMany` of many feeds, or an OPML import, offline or online, maybe with a 413 on large
 //                uploads; nothing lost, nothing doubled.
 //
@@ -17,6 +19,7 @@ import { DOMParser as XmlDomParser } from '@xmldom/xmldom';
 import { authHeader } from '../../src/auth-header.ts';
 import type { LastChanceRequest } from '../../src/protocol.ts';
 import type { AddManyReport, Auth } from '../../src/types.ts';
+import type { SyncEngine } from '../../worker/index.ts';
 import type { Prng } from './prng.ts';
 
 /** The families a seed may run. */
@@ -150,4 +153,31 @@ export function checkBulkReport(
     `${ran('bulk')} ${how.opml ? 'importOpml' : 'addMany'} of ${how.entries} entries${how.offline ? ' offline' : ''}: ` +
     `${report.added.length} added, ${report.alreadyThere.length} already there, ${report.skipped.length} skipped`
   );
+}
+
+/**
+ * The service worker's sync event after the page went away (Chromium wakes it when the network returns): an engine
+ * made where a service worker's global has `clients` (so it starts with a push, pulling first only when a change
+ * waits for the server's word or a hold runs), left to run `ms` of the simulation's time, then stopped wherever it
+ * is (its event over, or the browser ending it mid-push). Says what it left.
+ */
+export async function serviceWorkerEvent(make: () => SyncEngine, sleep: (ms: number) => Promise<void>, ms: number): Promise<string> {
+  const global = globalThis as { clients?: unknown };
+  global.clients = {};
+  let engine: SyncEngine;
+  try {
+    engine = make();
+  } finally {
+    delete global.clients;
+  }
+  const waiting = async () => {
+    const { pending, pendingEpisodes } = await engine.status();
+    return pending + pendingEpisodes;
+  };
+  const before = await waiting();
+  await sleep(ms);
+  const after = await waiting();
+  const { phase, lastError } = await engine.status();
+  await engine.close();
+  return `${before} changes waited, ${after} still wait; ${phase}${lastError ? ` (last error: ${lastError.code})` : ''}`;
 }

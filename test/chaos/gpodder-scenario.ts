@@ -11,7 +11,7 @@ import { importOpml } from '../../src/opml-methods.ts';
 import type { LastChanceRequest } from '../../src/protocol.ts';
 import type { AddManyReport, EpisodeState, PendingChange } from '../../src/types.ts';
 import { OPEN_ENGINE_BUGS, type KnownBug } from './scenario.ts';
-import { bulkList, checkBulkReport, describeCopy, drawFamilies, ensureDomParser, FAMILIES, opmlOf, ran, sendCopy, tooLarge, type Family } from './families.ts';
+import { bulkList, checkBulkReport, describeCopy, drawFamilies, ensureDomParser, FAMILIES, opmlOf, serviceWorkerEvent, ran, sendCopy, tooLarge, type Family } from './families.ts';
 import type { SyncEngine } from '../../worker/index.ts';
 import { announcedUpdate, type AnnouncedUpdate } from './announced.ts';
 import { createSyncEngine } from '../../worker/index.ts';
@@ -192,6 +192,8 @@ export async function runGpodderScenario(
     note(`setup: ${dialect} server${dialect === 'mygpo' ? ` (${ahead} ahead of its clock)` : ''}, ${protocol} paths, ${urls.size} URLs`);
     // The soak families this seed runs (families.ts), from a stream of their own.
     const fr = rng.fork(6);
+    /** The service worker's events after the page goes away: a stream of its own, so no other draw shifts. */
+    const swr = rng.fork(11);
     const familyAt = drawFamilies(fr, steps);
     for (const [at, list] of familyAt) familyAt.set(at, list.filter((f) => families.includes(f)));
     const drawn = [...familyAt.values()].flat();
@@ -993,6 +995,16 @@ export async function runGpodderScenario(
       const dying = engine;
       await dying.close();
       await run;
+      if (swr.chance(0.5)) {
+        const ms = swr.int(0, 3000);
+        note(`the service worker's sync event: its engine runs ${ms} ms`);
+        const left = await serviceWorkerEvent(() => {
+          const e = createSyncEngine(options);
+          scope.defer(() => e.close());
+          return e;
+        }, (t) => sim.sleep(t), ms);
+        note(`the service worker's engine stops: ${left}`);
+      }
       engine = open();
       note('the next start: a new engine opened the same database');
       return copy;

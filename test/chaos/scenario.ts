@@ -27,7 +27,7 @@ import {
   Scope,
   TOKEN,
 } from './fixtures.ts';
-import { bulkList, checkBulkReport, describeCopy, drawFamilies, ensureDomParser, FAMILIES, opmlOf, ran, sendCopy, tooLarge, type Family } from './families.ts';
+import { bulkList, checkBulkReport, describeCopy, drawFamilies, ensureDomParser, FAMILIES, opmlOf, serviceWorkerEvent, ran, sendCopy, tooLarge, type Family } from './families.ts';
 import {
   ALL_HOSTILE,
   middleboxFault,
@@ -213,6 +213,8 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     note(`setup: ${s.state().length} entries, pageSize ${config.pageSize}, pushDelay ${config.pushDelay}, concurrency ${config.retry.concurrency}, foreignNext ${foreignNext}, refusals ${opts.refusals}`);
     // The soak families this seed runs (families.ts), from a stream of their own.
     const fr = rng.fork(6);
+    /** The service worker's events after the page goes away: a stream of its own, so no other draw shifts. */
+    const swr = rng.fork(11);
     const familyAt = drawFamilies(fr, opts.steps);
     for (const [at, list] of familyAt) familyAt.set(at, list.filter((f) => opts.families.includes(f)));
     const drawn = [...familyAt.values()].flat();
@@ -982,6 +984,12 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
       const dying = engine;
       await dying.close();
       await run;
+      if (swr.chance(0.5)) {
+        const ms = swr.int(0, 3000);
+        note(`the service worker's sync event: its engine runs ${ms} ms`);
+        const left = await serviceWorkerEvent(() => chaosEngine(scope, s, config), (t) => sim.sleep(t), ms);
+        note(`the service worker's engine stops: ${left}`);
+      }
       engine = open();
       note('the next start: a new engine opened the same database');
       return copy;

@@ -9,6 +9,7 @@ import { episodeState, type LocalEpisodeChange } from '../episodes/store.ts';
 import type { Store } from './store.ts';
 import type { EngineContext } from './context.ts';
 import { emit, emitStatus } from './events.ts';
+import { alive } from './guards.ts';
 import { checkFeedUrl } from './input.ts';
 
 /** Tell this context and the other tabs which episodes changed. */
@@ -53,7 +54,7 @@ export function episodeMethods(
   // Every method checks, in this order: the protocol (`unsupported`), the engine (`closed`), the input (`invalid`).
   const usable = () => {
     episodesOf(ctx);
-    if (ctx.state.closed) throw new SyncError('closed', 'the engine is closed');
+    alive(ctx);
   };
   const record = (ref: EpisodeRef, change: LocalEpisodeChange) =>
     local(async (store) => episodeState(await store.episodes.recordLocal(ref, change, ctx.clock.now(), ctx.steadyNow(), ctx.opts.progressInterval)));
