@@ -1,5 +1,6 @@
 // A stand-in for a service worker's global scope in Node: it fires `sync` events and, while one runs, the global
 // has `clients` as a service worker's has (what the engine reads to know it runs there: it pushes first).
+import { openSyncDatabase } from '../../src/schema.ts';
 import type { SyncEventLike } from '../../worker/sw.ts';
 
 /** Events running now: `clients` stays while one does. */
@@ -26,4 +27,22 @@ export function fakeSelf() {
       return waited.finally(done);
     },
   };
+}
+
+/** Forget every store pages registered for the service worker (the registry is per origin: each test starts with none). */
+export function forgetStores(): Promise<unknown> {
+  return new Promise((resolve) => {
+    const r = indexedDB.deleteDatabase('opa-sync-background');
+    r.onsuccess = r.onerror = resolve;
+  });
+}
+
+/** How many changes the store's queue holds. */
+export async function queuedIn(dbName: string): Promise<number> {
+  const db = openSyncDatabase(dbName);
+  try {
+    return await db.outbox.count();
+  } finally {
+    db.close();
+  }
 }

@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { openSyncDatabase } from '../../src/schema.ts';
 import { rememberStore } from '../../worker/sw-registry.ts';
 import { serveBackgroundSync, type BackgroundSyncOptions } from '../../worker/sw.ts';
-import { fakeSelf } from './fake-sw.ts';
+import { fakeSelf, forgetStores, queuedIn } from './fake-sw.ts';
 import { TOKEN, dump, engine, requests, server } from './helpers.ts';
 import type { RefServer } from '../server/types.ts';
 
@@ -22,25 +22,10 @@ async function closedPageWithChange(s: RefServer): Promise<string> {
   return page.dbName;
 }
 
-async function outboxCount(dbName: string): Promise<number> {
-  const db = openSyncDatabase(dbName);
-  try {
-    return await db.outbox.count();
-  } finally {
-    db.close();
-  }
-}
-
 const bearer: BackgroundSyncOptions['auth'] = () => ({ type: 'bearer', token: TOKEN });
 
 describe('serveBackgroundSync', () => {
-  beforeEach(async () => {
-    // The registry of stores is per origin: each test starts with none.
-    await new Promise((resolve) => {
-      const r = indexedDB.deleteDatabase('opa-sync-background');
-      r.onsuccess = r.onerror = resolve;
-    });
-  });
+  beforeEach(forgetStores);
 
   it('pushes a closed page’s change on the sync tag: once on the server, the outbox empty, no credential stored', async () => {
     const s = await server();
@@ -51,7 +36,7 @@ describe('serveBackgroundSync', () => {
     await expect(self.fire()).resolves.toEqual(['sent']);
     expect(requests(s, 'POST', '/subscriptions')).toHaveLength(1);
     expect(s.state().filter((e) => e.feed_url === FEED)).toHaveLength(1);
-    expect(await outboxCount(dbName)).toBe(0);
+    expect(await queuedIn(dbName)).toBe(0);
     expect(await dump(dbName)).not.toContain(TOKEN);
   });
 
@@ -64,7 +49,7 @@ describe('serveBackgroundSync', () => {
       await expect(self.fire()).resolves.toEqual(['skipped']);
     }
     expect(s.log()).toHaveLength(0);
-    expect(await outboxCount(dbName)).toBe(1);
+    expect(await queuedIn(dbName)).toBe(1);
   });
 
   it('a 5xx: waitUntil rejects (the browser tries again) and everything stays queued; on lastChance it stays without a rejection', async () => {
@@ -74,9 +59,9 @@ describe('serveBackgroundSync', () => {
     const self = fakeSelf();
     serveBackgroundSync({ auth: bearer, target: self.target, budget: 0 });
     await expect(self.fire()).rejects.toThrow(/still wait/);
-    expect(await outboxCount(dbName)).toBe(1);
+    expect(await queuedIn(dbName)).toBe(1);
     await expect(self.fire('opa-sync', true)).resolves.toEqual(['waiting']);
-    expect(await outboxCount(dbName)).toBe(1);
+    expect(await queuedIn(dbName)).toBe(1);
     expect(s.state().filter((e) => e.feed_url === FEED)).toHaveLength(0);
   });
 
@@ -87,7 +72,7 @@ describe('serveBackgroundSync', () => {
     const self = fakeSelf();
     serveBackgroundSync({ auth: bearer, target: self.target, budget: 20_000, baseDelay: 20 });
     await expect(self.fire()).resolves.toEqual(['sent']);
-    expect(await outboxCount(dbName)).toBe(0);
+    expect(await queuedIn(dbName)).toBe(0);
   });
 
   it('a device clock step forward during the event does not end its retry budget (a duration, not wall time)', async () => {
@@ -104,7 +89,7 @@ describe('serveBackgroundSync', () => {
       const stepping: typeof fetch = (input, init) => (++calls === 1 && (offset = 3_600_000), fetch(input, init));
       serveBackgroundSync({ auth: bearer, target: forward.target, budget: 20_000, baseDelay: 20, fetch: stepping });
       await expect(forward.fire()).resolves.toEqual(['sent']);
-      expect(await outboxCount(dbName)).toBe(0);
+      expect(await queuedIn(dbName)).toBe(0);
     } finally {
       clock.mockRestore();
     }
@@ -126,7 +111,7 @@ describe('serveBackgroundSync', () => {
       // 300 ms of retries from 20 ms apart, doubling: a handful of tries, not an hour's worth.
       expect(calls).toBeGreaterThan(1);
       expect(calls).toBeLessThan(12);
-      expect(await outboxCount(dbName)).toBe(1);
+      expect(await queuedIn(dbName)).toBe(1);
     } finally {
       clock.mockRestore();
     }

@@ -8,7 +8,7 @@ import { startGpodderServer } from '../server/gpodder/server.ts';
 import type { GpodderDialect, GpodderServer } from '../server/gpodder/types.ts';
 import { createSyncEngine } from '../../worker/index.ts';
 import { serveBackgroundSync } from '../../worker/sw.ts';
-import { fakeSelf } from './fake-sw.ts';
+import { fakeSelf, forgetStores } from './fake-sw.ts';
 import { knownStores } from '../../worker/sw-registry.ts';
 import { dump, uniqueDb } from './helpers.ts';
 import { startOpodsync } from '../support/opodsync.ts';
@@ -20,12 +20,7 @@ const open: { close(): Promise<void> }[] = [];
 afterEach(async () => {
   while (open.length) await open.pop()!.close().catch(() => undefined);
 });
-beforeEach(async () => {
-  await new Promise((resolve) => {
-    const r = indexedDB.deleteDatabase('opa-sync-background');
-    r.onsuccess = r.onerror = resolve;
-  });
-});
+beforeEach(forgetStores);
 
 /** The origin's cookie jar, shared by every fetch made with it (a page's and its service worker's). */
 function cookieJar() {

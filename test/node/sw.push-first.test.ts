@@ -2,32 +2,17 @@
 // for the server's word (an add that may have arrived), or when a hold a tab left runs on the queue (the pull is
 // the probe that ends it). A change never handed out goes straight out, listening state included.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { openSyncDatabase } from '../../src/schema.ts';
 import { serveBackgroundSync, type BackgroundSyncOptions } from '../../worker/sw.ts';
 import { episodeEngine, feed, gpodderServer, media } from './episode-helpers.ts';
-import { fakeSelf } from './fake-sw.ts';
+import { fakeSelf, forgetStores, queuedIn } from './fake-sw.ts';
 import { TOKEN, engine, server, until } from './helpers.ts';
 
 const FEED = 'https://feeds.example.com/push-first.xml';
 const bearer: BackgroundSyncOptions['auth'] = () => ({ type: 'bearer', token: TOKEN });
 const requests = (log: { method: string; path: string }[]) => log.map((r) => `${r.method} ${r.path.replace(/^\/v1/, '')}`);
 
-async function queued(dbName: string): Promise<number> {
-  const db = openSyncDatabase(dbName);
-  try {
-    return await db.outbox.count();
-  } finally {
-    db.close();
-  }
-}
-
 describe('the service worker pushes first', () => {
-  beforeEach(async () => {
-    await new Promise((resolve) => {
-      const r = indexedDB.deleteDatabase('opa-sync-background');
-      r.onsuccess = r.onerror = resolve;
-    });
-  });
+  beforeEach(forgetStores);
 
   it('a change never handed out: its upload is the event’s only request (no pull before it)', async () => {
     const s = await server();
@@ -42,7 +27,7 @@ describe('the service worker pushes first', () => {
     await expect(self.fire()).resolves.toEqual(['sent']);
     expect(requests(s.log())).toEqual(['POST /subscriptions']);
     expect(s.state().filter((e) => e.feed_url === FEED)).toHaveLength(1);
-    expect(await queued(page.dbName)).toBe(0);
+    expect(await queuedIn(page.dbName)).toBe(0);
   });
 
   it('an add that may have arrived, then changed by another device: it pulls first, and the other device’s word stands', async () => {
@@ -64,7 +49,7 @@ describe('the service worker pushes first', () => {
     expect(sent[0]).toBe('GET /subscriptions');
     expect(sent).not.toContain('POST /subscriptions');
     expect(s.entry(entry!.guid)).toMatchObject({ is_subscribed: false });
-    expect(await queued(page.dbName)).toBe(0);
+    expect(await queuedIn(page.dbName)).toBe(0);
   });
 
   it('a hold a tab left (a minute of backoff): it pulls first and, answered, sends at once instead of waiting it out', async () => {

@@ -3,7 +3,7 @@
 // the service worker only watches (the tab sends, with its own backoff) until the tab is gone.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { serveBackgroundSync, type BackgroundSyncOptions } from '../../worker/sw.ts';
-import { fakeSelf } from './fake-sw.ts';
+import { fakeSelf, forgetStores, queuedIn } from './fake-sw.ts';
 import { TOKEN, engine, server, uniqueDb, until } from './helpers.ts';
 import type { RefServer } from '../server/types.ts';
 
@@ -62,12 +62,7 @@ async function pageWithChange(s: RefServer, dbName = uniqueDb('rounds')) {
 }
 
 describe('the service worker’s rounds', () => {
-  beforeEach(async () => {
-    await new Promise((resolve) => {
-      const r = indexedDB.deleteDatabase('opa-sync-background');
-      r.onsuccess = r.onerror = resolve;
-    });
-  });
+  beforeEach(forgetStores);
 
   it('a 401: the event ends without a rejection (no browser retry with the refused credentials), one request, the change kept', async () => {
     const s = await server();
