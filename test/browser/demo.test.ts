@@ -191,10 +191,11 @@ forEachEngine((engine) => {
       await expect.poll(() => u.count('#failed-list > li.change'), WAIT).toBe(0);
 
       // Delete with slow deletion jobs: the pending remove shows its deletion id; ask the server about it.
-      // Long enough that the job is still pending when the check is clicked, even in a slow engine.
-      await u.fill('#jobs-delay', '6000');
+      // Long enough that the job is still pending when the check is clicked, even in a slow engine on a loaded
+      // machine (6 s was not: the job ended, and its row left the queue, before the check in one full run).
+      await u.fill('#jobs-delay', '20000');
       await u.click('#jobs-form button[type="submit"]');
-      await expect.poll(() => logLines(u, 'server'), WAIT).toContainEqual(expect.stringContaining('PENDING 6000 ms'));
+      await expect.poll(() => logLines(u, 'server'), WAIT).toContainEqual(expect.stringContaining('PENDING 20000 ms'));
       await u.fill('#search', deleted);
       await expect.poll(() => u.count(ROWS), WAIT).toBe(1);
       await u.click(() => u.button(row(deleted), /^Delete /));
@@ -204,7 +205,8 @@ forEachEngine((engine) => {
       expect(Number.isInteger(deletionId)).toBe(true);
       await u.click(() => u.button(`#pending-list > li[data-guid="${deleted}"]`, /^Check deletion/));
       await expect.poll(() => logLines(u, 'sync'), WAIT).toContainEqual(expect.stringMatching(new RegExp(`^deletion #${deletionId}: PENDING`)));
-      await expect.poll(() => u.count('#pending-list > li.change'), WAIT).toBe(0);
+      // The job ends 20 s after the delete; the engine's next poll of it then clears the queue.
+      await expect.poll(() => u.count('#pending-list > li.change'), { ...WAIT, timeout: 45_000 }).toBe(0);
       expect(demo.server.entry(deleted)?.deleted).toBeTruthy();
       await u.fill('#deletion-id', String(deletionId));
       await u.click('#deletion-form button[type="submit"]');
