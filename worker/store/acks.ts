@@ -2,7 +2,7 @@
 // queue only if it is still the version that was sent (an edit made during the request stays queued).
 import type { Handout, ServerBase, StoredChange, StoredSubscription } from '../../src/schema.ts';
 import type { ErrorInfo } from '../../src/types.ts';
-import { holdOver, type Hold } from '../hold.ts';
+import { isReady, type Hold } from '../hold.ts';
 import { formatTimestamp, parseTimestamp } from '../time.ts';
 import type { AddedEntry, UpdateResult } from '../transport.ts';
 import { META, type StoreCore } from './core.ts';
@@ -257,7 +257,7 @@ export function createAcks(core: StoreCore) {
               change.sent = { by: 'copy', at: now, pull: pulls };
               ws.putChange(change);
             }
-            first ||= !mayGo(change, pulls) || !holdOver(change.notBefore, change.heldAt, steady);
+            first ||= !mayGo(change, pulls) || !isReady(change, steady, false);
           }
           return first;
         },
