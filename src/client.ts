@@ -2,7 +2,7 @@ import { proxy, wrap, type Remote } from 'comlink';
 import type { BackgroundSync } from './background-sync.ts';
 import { SyncError } from './errors.ts';
 import { createLastChance } from './last-chance.ts';
-import type { EventSink, LastChanceRequest, WorkerApi, WorkerStartOptions } from './protocol.ts';
+import type { EventSink, LastChanceMessage, WorkerApi, WorkerStartOptions } from './protocol.ts';
 import { listen } from './listen.ts';
 import { notify } from './notify.ts';
 import { installErrorTransfer } from './transfer.ts';
@@ -69,7 +69,6 @@ export function createSyncClient(options: ClientOptions): SyncClient {
   let background: BackgroundSync | undefined;
   if (options.backgroundSync) void import('./background-sync.ts').then((m) => void (background = m.createBackgroundSync()));
   const sink: EventSink = (event, payload) => {
-    if (event === 'last-chance') return lastChance.update(payload as LastChanceRequest[]);
     let value = payload as SyncEvents[keyof SyncEvents];
     if (event === 'status' && background) value = background.mark(background.onStatus(payload as SyncStatus));
     for (const listener of listeners[event as keyof SyncEvents] as Set<Listener<keyof SyncEvents>>) notify(listener, value);
@@ -90,6 +89,10 @@ export function createSyncClient(options: ClientOptions): SyncClient {
     // Vite (ours at build time, and the app's) turns this into a bundled module worker next to this file.
     const worker = given ?? new Worker(new URL('../worker/entry.ts', import.meta.url), { type: 'module', name: 'opa-sync' });
     const remote = wrap<WorkerApi>(worker);
+    worker.addEventListener?.('message', (event: Event) => {
+      const copy = ((event as MessageEvent).data as Partial<LastChanceMessage> | undefined)?.['opa-last-chance'];
+      if (copy) lastChance.update(copy);
+    });
     let loaded = false;
     let end!: (value: unknown) => void;
     const ended = new Promise((resolve) => (end = resolve));

@@ -102,7 +102,9 @@ export function createLastChance(options: LastChanceOptions): LastChance {
     update(next) {
       copy = next;
       sent = false;
-      defer();
+      // After the task that brought it: the answer of the edit behind it comes next, and registering a deferred
+      // send costs the page about a millisecond a request. Until then `pagehide` sends the copy as it is.
+      setTimeout(defer);
     },
     setAuth(next) {
       auth = next;

@@ -19,13 +19,16 @@ export interface LastChanceRequest {
   body?: string;
 }
 
-/** Events the worker hands the page: the app's, and the client's own last-chance copy (what waits, as requests). */
-export interface WorkerEvents extends SyncEvents {
-  'last-chance': LastChanceRequest[];
+/**
+ * What the worker posts on its own endpoint with each new last-chance copy: on the channel its answers take, so
+ * the page holds the copy before the answer of the edit that changed it arrives.
+ */
+export interface LastChanceMessage {
+  'opa-last-chance': LastChanceRequest[];
 }
 
-/** The callback the page hands the worker for events. */
-export type EventSink = <E extends keyof WorkerEvents>(event: E, payload: WorkerEvents[E]) => void;
+/** The callback the page hands the worker for the app's events. */
+export type EventSink = <E extends keyof SyncEvents>(event: E, payload: SyncEvents[E]) => void;
 
 /** What the worker entry exposes. */
 export interface WorkerApi extends SyncApi {

@@ -58,7 +58,7 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
     },
   });
   // Episodes that moved with their feed's URL (whatever edit moved it) are told like any episode change.
-  const store = createEngineStore(db, () => `local-${randomUuid(clock.random)}`, (episodes) => emitEpisodes(ctx, episodes), () => ctx.lastChanceTold !== undefined);
+  const store = createEngineStore(db, () => `local-${randomUuid(clock.random)}`, (episodes) => emitEpisodes(ctx, episodes), () => ctx.copy);
   const transport =
     opts.protocol === 'opa'
       ? createOpaTransport(http, clock, opts.pageSize)

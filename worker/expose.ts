@@ -1,7 +1,7 @@
 // The worker side of the page client: a comlink.expose over the engine.
-import { expose } from 'comlink';
+import { expose, type Endpoint } from 'comlink';
 import { SyncError, isSyncError } from '../src/errors.ts';
-import type { EventSink, WorkerApi, WorkerStartOptions } from '../src/protocol.ts';
+import type { EventSink, LastChanceMessage, WorkerApi, WorkerStartOptions } from '../src/protocol.ts';
 import { installErrorTransfer, type SerializedSyncError, type SerializedThrow } from '../src/transfer.ts';
 import { createSyncEngine } from './engine.ts';
 import type { SyncEngine } from './engine/sync-engine.ts';
@@ -49,7 +49,7 @@ const writeError = (thrown: unknown): SerializedThrow | undefined =>
  * Serve the engine to a page's `createSyncClient` over comlink, from a worker of your own
  * (`createSyncClient({ ..., worker: new Worker(new URL('./my-worker.ts', import.meta.url), { type: 'module' }) })`).
  */
-export function exposeSyncEngine(endpoint: Parameters<typeof expose>[1] = globalThis as Parameters<typeof expose>[1]): void {
+export function exposeSyncEngine(endpoint: Endpoint = globalThis as unknown as Endpoint): void {
   installErrorTransfer(writeError);
   let engine: SyncEngine | undefined;
   const current = (): SyncEngine => {
@@ -63,8 +63,8 @@ export function exposeSyncEngine(endpoint: Parameters<typeof expose>[1] = global
       // The sink is a comlink proxy: its calls are messages; a closed page must not crash the worker.
       engine.on('change', (payload) => void Promise.resolve(sink('change', payload)).catch(() => undefined));
       engine.on('status', (payload) => void Promise.resolve(sink('status', payload)).catch(() => undefined));
-      // Answered once the page holds it: the edit that changed it resolves after that.
-      engine.onLastChance((copy) => Promise.resolve(sink('last-chance', copy)).catch(() => undefined));
+      // On the answers' own channel, posted before the answer of the edit that changed it (see `LastChanceMessage`).
+      engine.onLastChance((copy) => endpoint.postMessage({ 'opa-last-chance': copy } satisfies LastChanceMessage));
     },
     close: async () => {
       await engine?.close();

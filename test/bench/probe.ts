@@ -245,9 +245,9 @@ function report(marks: Ev[]) {
 
 /**
  * One call's time split into steps, from what its window holds (the engine's worker `W`, the page `P`): the call
- * reaching the worker; the edit's own transaction waiting for transactions created before it, and running; its
- * commit to the last-chance copy sent to the page (the copy's builds: their read transactions); the page holding
- * it (the sink's round trip); the rest to the answer on the page. Medians and p95 over the calls.
+ * reaching the worker; the edit's own transaction (which builds the last-chance copy too) waiting for transactions
+ * created before it, and running; its commit to the copy posted to the page; the rest to the answer on the page.
+ * Medians and p95 over the calls.
  */
 function attribute(windows: { start: number; end: number; events: Ev[] }[]) {
   const parts = new Map<string, number[]>();
@@ -268,19 +268,17 @@ function attribute(windows: { start: number; end: number; events: Ev[] }[]) {
       const end = marksAll.find(([t, x, l]) => l === 'W' && x.startsWith(`tx= ${tid} `) && t >= own[0]);
       if (end && end[0] > blockedUntil) blockedUntil = Math.min(end[0], done[0]);
     }
-    const lcOut = [...ev].reverse().find(([, what, l]) => l === 'W' && what.includes(' last-chance #'));
-    const lcId = lcOut?.[1].split('#')[1];
-    const lcBack = lcId ? ev.find(([, what, l]) => l === 'W' && what === `in answer #${lcId}`) : undefined;
+    // The copy goes on the answers' own channel, a plain message posted after the commit, before the answer.
+    const lcOut = ev.find(([t, what, l]) => l === 'W' && t >= done[0] && what === 'out msg');
     const wOut = [...ev].reverse().find(([, what, l]) => l === 'W' && what.startsWith('out answer #'));
     const reads = ev.filter(([t, what, l]) => l === 'W' && t > done[0] && /^tx\+ .* readonly$/.test(what)).length;
     const pushing = ev.some(([, what, l]) => l === 'W' && (what.startsWith('fetch') || (/readwrite$/.test(what) && what.startsWith('tx+ ') && what !== own[1])));
     put('1 page → worker (the call delivered)', inCall[0] - w.start);
     put('2 the edit\'s transaction waits for earlier ones (a push\'s, a copy\'s)', blockedUntil - own[0]);
     put('3 the edit\'s transaction runs to its commit', done[0] - blockedUntil);
-    put('4 commit → the last copy sent to the page (0: none sent)', lcOut && lcOut[0] > done[0] ? lcOut[0] - done[0] : 0);
-    put('5 the page holds the copy (sink round trip)', lcOut && lcBack ? lcBack[0] - lcOut[0] : 0);
-    put('6 then → the worker answers the call', wOut ? wOut[0] - (lcBack && lcBack[0] > done[0] ? lcBack[0] : done[0]) : NaN);
-    put('7 the answer delivered to the page', wOut ? w.end - wOut[0] : NaN);
+    put('4 commit → the copy posted to the page (0: none posted)', lcOut ? lcOut[0] - done[0] : 0);
+    put('5 then → the worker answers the call', wOut ? wOut[0] - (lcOut ? lcOut[0] : done[0]) : NaN);
+    put('6 the answer delivered to the page', wOut ? w.end - wOut[0] : NaN);
     put('  read-only transactions begun after the commit, in the call', reads);
     put('  calls with a push (fetch or ack write) inside (1 = yes)', pushing ? 1 : 0);
   }

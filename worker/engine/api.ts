@@ -24,10 +24,12 @@ async function local<T>(ctx: EngineContext, edit: (store: Store) => Promise<{ re
   // An update that changes no row wrote nothing: no event, no push.
   if (unchangedIsNothing && !changed.length) return result;
   // Every other local edit writes a queue entry (or drops one: retry, discard).
+  // Its own transaction told the page's copy with it: its event starts no rebuild (see `watchLastChance`).
+  ctx.told = true;
   emitChange(ctx, changed, true);
+  ctx.told = false;
   if (ctx.leadership.isLeader) schedulePush(ctx);
   else ctx.channel.post({ type: 'queued' });
-  await ctx.lastChanceTold?.();
   return result;
 }
 
@@ -35,10 +37,11 @@ async function local<T>(ctx: EngineContext, edit: (store: Store) => Promise<{ re
 async function localEpisode(ctx: EngineContext, edit: (store: Store) => Promise<EpisodeState>): Promise<EpisodeState> {
   alive(ctx);
   const state = await typed(() => edit(writer(ctx)));
+  ctx.told = true;
   emitEpisodes(ctx, [{ podcast: state.podcast, episode: state.episode, ...(state.guid !== undefined && { guid: state.guid }) }]);
+  ctx.told = false;
   if (ctx.leadership.isLeader) schedulePush(ctx);
   else ctx.channel.post({ type: 'queued' });
-  await ctx.lastChanceTold?.();
   return state;
 }
 

@@ -97,6 +97,8 @@ export interface EngineContext {
   bound?: Promise<string>;
   /** Whether a status event is already queued (they are coalesced). */
   statusQueued?: boolean;
-  /** Settles once the last-chance copy being built is told (see `watchLastChance`), where someone listens. */
-  lastChanceTold?: (() => Promise<void>) | undefined;
+  /** Where a page holds a last copy: builds it in the caller's transaction, and returns its telling (see `watchLastChance`). */
+  copy?: (() => Promise<() => void>) | undefined;
+  /** While a local edit announces itself: its own transaction told the copy with it already. */
+  told?: boolean;
 }

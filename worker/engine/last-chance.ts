@@ -18,9 +18,6 @@ export const LAST_CHANCE_BYTES = 64 * 1024;
 /** Most requests in the copy: Chromium once refused more than 9 keepalive requests in flight per renderer. */
 export const LAST_CHANCE_REQUESTS = 8;
 
-/** ms an edit waits at most for the page to hold the copy with it. */
-const PUBLISH_WAIT = 1000;
-
 const bytes = (request: LastChanceRequest) => (request.body === undefined ? 0 : new TextEncoder().encode(request.body).length);
 
 /**
@@ -28,13 +25,7 @@ const bytes = (request: LastChanceRequest) => (request.body === undefined ? 0 : 
  * it fits), then subscription changes as the transport would send them (heads, and for a batching protocol the
  * flag changes behind them); a request that does not fit what is left of the budget waits for the next open.
  */
-export async function buildLastChance(ctx: EngineContext): Promise<LastChanceRequest[]> {
-  const store = reader(ctx);
-  // One transaction for every read (an edit waits for the copy: one per waiting change's address cost it most of its time).
-  return store.together(() => build(ctx, store));
-}
-
-async function build(ctx: EngineContext, store: ReturnType<typeof reader>): Promise<LastChanceRequest[]> {
+export async function buildLastChance(ctx: EngineContext, store = ctx.store): Promise<LastChanceRequest[]> {
   const out: LastChanceRequest[] = [];
   let left = LAST_CHANCE_BYTES;
   const take = (request: LastChanceRequest): boolean => {
@@ -69,37 +60,40 @@ async function build(ctx: EngineContext, store: ReturnType<typeof reader>): Prom
 }
 
 /**
- * Keep `publish` told of the copy (awaiting what it returns): now, and after every change event (local edits, other tabs' edits, and
- * acknowledgements, which shrink it). One build at a time; a change during a build builds again after it. A
- * build that fails (a closed or foreign store) keeps the last copy told. Returns the stop.
+ * Tell `publish` the copy now and whenever it changes. A local edit builds it inside its own transaction and
+ * tells it once committed, before it resolves (`ctx.copy`, run by the store); any other change event (another
+ * tab's edit, an acknowledgement, a pull) rebuilds it in a read-only transaction, one at a time. Each copy is
+ * told as its transaction completes: IndexedDB runs transactions whose tables overlap (these all do) in the
+ * order they were created, so no copy is told after one that was read later. A build that fails keeps the last
+ * copy told. Returns the stop.
  */
 export function watchLastChance(ctx: EngineContext, publish: (copy: LastChanceRequest[]) => unknown): () => void {
   let told: string | undefined;
-  const once = async () => {
+  const build = async () => {
     const copy = await buildLastChance(ctx).catch(() => undefined);
-    const key = JSON.stringify(copy);
-    if (!copy || ctx.state.closed || key === told) return;
-    told = key;
-    // Waited for where the listener answers (the page over comlink): the edit that made the copy resolves after
-    // the page holds it, whatever order two message ports deliver in. A page that never answers holds nothing up.
-    let timer: unknown;
-    await Promise.race([Promise.resolve(publish(copy)).catch(() => undefined), new Promise<void>((resolve) => (timer = ctx.clock.setTimeout(() => resolve(), PUBLISH_WAIT)))]);
-    ctx.clock.clearTimeout(timer);
+    return () => {
+      if (copy && !ctx.state.closed && told !== (told = JSON.stringify(copy))) publish(copy);
+    };
   };
-  // Each event gets the promise of the first copy built after it: an edit waits for that one, not for the
-  // rebuilds later events (its push, the acknowledgement) keep starting (they cost an edit half its time).
-  let running: Promise<void> | undefined;
-  let next: Promise<void> | undefined;
-  let last: Promise<void> | undefined;
-  const rebuild = (): Promise<void> =>
-    (last = running ? (next ??= running.then(() => ((next = undefined), rebuild()))) : (running = once().finally(() => (running = undefined))));
+  let running: Promise<unknown> | undefined;
+  let again = false;
+  const rebuild = () => {
+    // A local edit's own event: its transaction told the copy with it.
+    if (ctx.told) return;
+    if (running) return void (again = true);
+    running = reader(ctx)
+      .together(build)
+      .then((tell) => tell(), () => undefined)
+      .finally(() => {
+        running = undefined;
+        if (again) (again = false), rebuild();
+      });
+  };
   ctx.listeners.change.add(rebuild);
-  // A local edit resolves once a copy with it is told: a page closed the moment after still sends it.
-  const ready = () => last!;
-  ctx.lastChanceTold = ready;
+  ctx.copy = build;
   rebuild();
   return () => {
     ctx.listeners.change.delete(rebuild);
-    if (ctx.lastChanceTold === ready) ctx.lastChanceTold = undefined;
+    if (ctx.copy === build) ctx.copy = undefined;
   };
 }

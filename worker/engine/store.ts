@@ -5,7 +5,7 @@ import type { SyncDatabase } from '../../src/schema.ts';
 import type { EpisodeRef } from '../../src/types.ts';
 import { moveEpisodes } from '../episodes/move.ts';
 import { createEpisodeStore, type EpisodeStore } from '../episodes/store.ts';
-import { createStore, type Store as BaseStore } from '../store/store.ts';
+import { createStore, type FeedMoveHooks, type Store as BaseStore } from '../store/store.ts';
 
 export type { Binding, FreshPull, Guard } from '../store/store.ts';
 export { isClosedError, storageError } from '../store/store.ts';
@@ -15,13 +15,13 @@ export type Store = BaseStore<{ episodes: EpisodeStore }>;
 
 /**
  * Create the engine's store; `onMoved` hears of episodes an edit moved with their feed's URL (once committed),
- * `copying` says whether a page holds a last copy of the queue (see `FeedMoveHooks.copying`).
+ * `copy` is the page's last copy's build, where a page holds one (see `FeedMoveHooks.copy`).
  */
-export function createEngineStore(db: SyncDatabase, newGuid: () => string, onMoved?: (episodes: EpisodeRef[]) => void, copying?: () => boolean): Store {
+export function createEngineStore(db: SyncDatabase, newGuid: () => string, onMoved?: (episodes: EpisodeRef[]) => void, copy?: FeedMoveHooks['copy']): Store {
   return createStore(db, newGuid, {
     parts: (core) => ({ episodes: createEpisodeStore(core) }),
     feedsMoved: moveEpisodes,
     ...(onMoved ? { onMoved } : {}),
-    ...(copying ? { copying } : {}),
+    ...(copy ? { copy } : {}),
   });
 }

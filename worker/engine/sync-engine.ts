@@ -12,8 +12,8 @@ export interface SyncEngine extends SyncApi {
   setVisible(visible: boolean): void;
   /**
    * Hear the last-chance copy (what waits, as the requests the next push would make) now and whenever it changes:
-   * the page client sends it as the page goes away. A promise it returns is awaited (at most a second) before the
-   * edit that changed the copy resolves. Returns the unsubscribe.
+   * the page client sends it as the page goes away. It is called before the edit that changed the copy resolves,
+   * and never with a copy older than one it was given. Returns the unsubscribe.
    */
   onLastChance(listener: (copy: LastChanceRequest[]) => unknown): () => void;
 }

@@ -14,10 +14,11 @@ export interface FeedMoveHooks {
   /** Episodes a committed unit of work moved with their feed. */
   onMoved?(episodes: EpisodeRef[]): void;
   /**
-   * Whether a page holds a last copy of this engine's queue (every tab's holds all of it): then every queued
-   * change a unit of work writes is `copied`, since the page may send it as it goes.
+   * Where a page holds a last copy of this engine's queue (every tab's holds all of it): its build, which a local
+   * edit runs in its own transaction and tells once committed. Every queued change a unit of work writes is then
+   * `copied`, since the page may send it as it goes.
    */
-  copying?(): boolean;
+  copy?(): (() => Promise<() => void>) | undefined;
 }
 
 /** Keys of the `meta` table. */
@@ -230,24 +231,33 @@ export function createStoreCore(db: SyncDatabase, serial = isWebKit(), hooks: Fe
       if (outer && opened.has(outer) && (!guard || opened.get(outer) === guard) && (outer.mode === 'readwrite' || mode === 'r') && tables.every((t) => outer.storeNames.includes(t.name))) {
         return (async () => work())().catch((error: unknown) => Promise.reject(storageError(error)));
       }
-      const scope = guard && !tables.includes(db.meta) ? [...tables, db.meta] : tables;
+      // A local edit (a claim's write) builds the page's copy in its own transaction (over every table), so the
+      // copy with it is told before it resolves, not read after whatever was queued behind it.
+      const copy = guard?.kind === 'claim' && mode === 'rw' ? hooks.copy?.() : undefined;
+      const scope = copy ? all : guard && !tables.includes(db.meta) ? [...tables, db.meta] : tables;
+      let tell: (() => void) | undefined;
       // An `async` wrapper: Dexie keeps its transaction across native awaits only in scope functions it sees are async.
       const run = () =>
         db.transaction(mode, scope, async () => {
           if (Dexie.currentTransaction) opened.set(Dexie.currentTransaction, guard);
-          return guard ? checked(guard, mode, work, tables.includes(db.meta)) : work();
+          const result = await (guard ? checked(guard, mode, work, tables.includes(db.meta)) : work());
+          tell = await copy?.();
+          return result;
         });
       // Called inside one of these transactions (the store's parts do not, but a nested call must not wait for
       // the transaction it runs in): Dexie runs it in that transaction.
-      if (!serial || Dexie.currentTransaction) return run().catch((error: unknown) => Promise.reject(storageError(error)));
-      const result = turn.then(run);
-      turn = result.then(idle, idle);
-      return result.catch((error: unknown) => Promise.reject(storageError(error)));
+      const direct = !serial || Dexie.currentTransaction;
+      const result = direct ? run() : turn.then(run);
+      if (!direct) turn = result.then(idle, idle);
+      return result.then(
+        (value) => (tell?.(), value),
+        (error: unknown) => Promise.reject(storageError(error)),
+      );
     }
 
     const core: StoreCore = {
       db,
-      copying: () => !!hooks.copying?.(),
+      copying: () => !!hooks.copy?.(),
       transact,
       async edit(work, fresh, meta = false) {
         /** Episodes the committed run moved with their feed. */
@@ -258,7 +268,7 @@ export function createStoreCore(db: SyncDatabase, serial = isWebKit(), hooks: Fe
             // count is asked first but awaited last: a fresh unit of work reads nothing, so its rows are computed
             // and its writes issued while an earlier transaction still commits (see `pull` in engine/pull.ts).
             const queued = assumeFresh ? db.outbox.count() : undefined;
-            const ws = createWorkset(db, fresh && assumeFresh ? (key) => !((fresh.pull.written.get(key) ?? Infinity) < fresh.batch) : undefined, hooks.feedsMoved, !!hooks.copying?.());
+            const ws = createWorkset(db, fresh && assumeFresh ? (key) => !((fresh.pull.written.get(key) ?? Infinity) < fresh.batch) : undefined, hooks.feedsMoved, !!hooks.copy?.());
             const result = await work(ws);
             const changed = await ws.flush();
             moved = ws.moved();
