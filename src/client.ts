@@ -91,7 +91,8 @@ export function createSyncClient(options: ClientOptions): SyncClient {
     const remote = wrap<WorkerApi>(worker);
     worker.addEventListener?.('message', (event: Event) => {
       const copy = ((event as MessageEvent).data as Partial<LastChanceMessage> | undefined)?.['opa-last-chance'];
-      if (copy) lastChance.update(copy);
+      // None after close(): a copy posted as it closed must not register a deferred send.
+      if (copy && !closed) lastChance.update(copy);
     });
     let loaded = false;
     let end!: (value: unknown) => void;
