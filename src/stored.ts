@@ -87,7 +87,7 @@ export interface StoredChange {
    * An add's: the newest server time (ms) this store knew of its feed (the cursor, and every row of that guid or
    * feed) when it was first handed out, and whether that word had the feed subscribed (`sentOver`; absent: no
    * word). A later server word that differs from it is the server's word after the add may have reached it: the
-   * add is settled by it (see `markSent` in worker/store/acks.ts). One that restates it says nothing of the add.
+   * add is settled by it (see `handOut` in worker/store/acks.ts). One that restates it says nothing of the add.
    */
   sentAfter?: number;
   /** An add's: whether the server's word at `sentAfter` had the feed subscribed (absent: no word). */

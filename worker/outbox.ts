@@ -49,7 +49,7 @@ export interface PushResult {
   failed: number;
   /** Steady device time (`PushContext.now`) to look again: when the server's hold ends, or a waiting change is due. */
   wakeAt?: number;
-  /** Whether a change that may have reached the server failed in this run (its retry pulls first, see `markSent`). */
+  /** Whether a change that may have reached the server failed in this run (its retry pulls first, see `handOut`). */
   pullNext?: boolean;
 }
 
@@ -64,32 +64,39 @@ export async function push(ctx: PushContext): Promise<PushResult> {
   let answered = false;
   for (;;) {
     if (ctx.halted()) return result;
-    const pending = await ctx.store.pendingChanges();
     // One attempt per change per run: a change failing faster than its backoff must not spin this run.
     const open = (c: StoredChange) => !ctx.inFlight.has(c.id!) && !attempted.has(c.id!);
-    const { going, wakeAt } = choose(pending, ctx.transport, { now: ctx.now(), answered: ctx.force || answered, open });
-    // In flight from here, before any await: an edit made meanwhile queues behind it instead of folding into a
-    // copy already on its way (which would then be sent twice), and no other request takes it.
-    for (const c of going) {
-      attempted.add(c.id!);
-      ctx.inFlight.add(c.id!);
-    }
-    // A change already tried in this run goes again in a later run, never sooner than its own time.
-    result.wakeAt = wakeAt;
-    // (Read from the last round, which sends nothing.)
-    result.pullNext = pending.some((c) => c.sent && !harmless(c) && attempted.has(c.id!));
-    if (!going.length) return result;
+    let going: StoredChange[] = [];
     try {
-      // Handed out before they leave: one that may have reached the server is never folded away or into (a
-      // second move of a gPodder feed does not compose with the first: the middle URL would stay subscribed).
-      // One not harmless to repeat waits for a pull; an add whose feed the server changed since is settled by
-      // the server's word (see `markSent`).
-      const marked = await ctx.store.markSent(going, ctx.by, ctx.clock.now());
+      // Chosen from the queue and handed out in one transaction, before they leave: one that may have reached the
+      // server is never folded away or into (a second move of a gPodder feed does not compose with the first: the
+      // middle URL would stay subscribed). One not harmless to repeat waits for a pull; an add whose feed the
+      // server changed since is settled by the server's word (see `handOut`).
+      const marked = await ctx.store.handOut(
+        (pending) => {
+          const choice = choose(pending, ctx.transport, { now: ctx.now(), answered: ctx.force || answered, open });
+          going = choice.going;
+          // In flight from here, before the transaction commits: an edit made meanwhile queues behind it instead
+          // of folding into a copy already on its way (which would then be sent twice), and no other request takes it.
+          for (const c of going) {
+            attempted.add(c.id!);
+            ctx.inFlight.add(c.id!);
+          }
+          // A change already tried in this run goes again in a later run, never sooner than its own time.
+          result.wakeAt = choice.wakeAt;
+          // (Read from the last round, which sends nothing.)
+          result.pullNext = pending.some((c) => c.sent && !harmless(c) && attempted.has(c.id!));
+          return going;
+        },
+        ctx.by,
+        ctx.clock.now(),
+      );
+      if (!going.length) return result;
       if (marked.changed.length) {
         ctx.onChange(marked.changed);
         ctx.onQueue();
       }
-      const requests = ctx.transport.plan(await ctx.store.sendItems(marked.result));
+      const requests = ctx.transport.plan(marked.result);
       let cursor = 0;
       const worker = async () => {
         while (cursor < requests.length && !ctx.halted()) {

@@ -298,16 +298,21 @@ interface Profile {
 /** The worker's CPU profile over the calls: busy time, and the functions with the most inclusive time (each counted once per sample). */
 function printProfile(p: Profile | undefined) {
   if (!p) return;
+  if (process.env.PROFILE_OUT) writeFileSync(process.env.PROFILE_OUT, JSON.stringify(p));
   const parent = new Map<number, number>();
   for (const node of p.nodes) for (const c of node.children ?? []) parent.set(c, node.id);
   const byId = new Map(p.nodes.map((node) => [node.id, node]));
   const incl = new Map<string, number>();
+  const self = new Map<string, number>();
   let total = 0;
   let idle = 0;
   p.samples.forEach((id, i) => {
     const dt = (p.timeDeltas[i] ?? 0) / 1000;
     total += dt;
     if (byId.get(id)!.callFrame.functionName === '(idle)') return void (idle += dt);
+    const own = byId.get(id)!.callFrame;
+    const ownName = `${own.functionName || '(anon)'}:${own.lineNumber}`;
+    self.set(ownName, (self.get(ownName) ?? 0) + dt);
     const names = new Set<string>();
     for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
       const f = byId.get(at)!.callFrame;
@@ -317,4 +322,6 @@ function printProfile(p: Profile | undefined) {
   });
   console.log(`\nengine worker CPU profile: ${total.toFixed(0)} ms sampled, ${(total - idle).toFixed(0)} ms busy; inclusive ms by function:`);
   for (const [name, ms] of [...incl].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.TOP ?? 45))) console.log(`${ms.toFixed(1).padStart(8)}  ${name}`);
+  console.log('self ms by function:');
+  for (const [name, ms] of [...self].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.TOP ?? 45))) console.log(`${ms.toFixed(1).padStart(8)}  ${name}`);
 }

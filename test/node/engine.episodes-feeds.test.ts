@@ -171,11 +171,15 @@ describe.each(cases)('a feed moved, %s dialect over %s paths', (dialect, protoco
     subscribe(s, 1, protocol);
     const e = engine(s, protocol);
     await e.sync();
+    // Offline while the edits are made: their push would otherwise race the refusal set up below.
+    e.setOnline(false);
     await e.setProgress({ podcast: feed(0), episode: media(1), guid: 'ep-1' }, { position: 75, total: 1800 });
     await e.update(feed(0), { feedUrl: feed('moved') });
     expect(await e.episodes({ podcast: feed('moved') })).toHaveLength(1);
-    // The subscription upload is refused whole (400): the move goes to failed(), the view falls back.
+    // The subscription upload (it goes before the listening state's) is refused whole (400): the move goes to
+    // failed(), the view falls back.
     s.failNext(1, 400, { method: 'POST' });
+    e.setOnline(true);
     await e.sync();
     expect(await e.failed()).toMatchObject([{ kind: 'update', change: { feedUrl: feed('moved') } }]);
     expect((await e.subscriptions()).map((x) => x.feedUrl)).toEqual([feed(0)]);

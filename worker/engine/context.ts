@@ -33,7 +33,7 @@ export interface EngineState {
 export interface WorkState {
   /** A push asked for a pull to reconcile (a 2xx it could not read). */
   needsPull?: boolean;
-  /** A change that may have reached the server failed: the next run pulls first (the server's later word may settle it, see `markSent`). */
+  /** A change that may have reached the server failed: the next run pulls first (the server's later word may settle it, see `handOut`). */
   pullNext?: boolean;
   /** Whether this engine's runs took the queue over from earlier contexts (see `takeOver`): its first run does. */
   tookOver?: boolean;

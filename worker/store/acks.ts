@@ -4,9 +4,10 @@ import type { Handout, ServerBase, StoredChange, StoredSubscription } from '../.
 import type { ErrorInfo } from '../../src/types.ts';
 import { isReady, type Hold } from '../hold.ts';
 import { formatTimestamp, parseTimestamp } from '../time.ts';
-import type { AddedEntry, UpdateResult } from '../transport.ts';
+import type { AddedEntry, SendItem, UpdateResult } from '../transport.ts';
 import { META, type StoreCore } from './core.ts';
 import { harmless, mayGo } from './delivery.ts';
+import type { Reads } from './reads.ts';
 import type { Workset } from './workset.ts';
 
 /** Edit fields of a stored change (found by id; `undefined` removes a field) and re-derive its row. */
@@ -128,7 +129,7 @@ function ackIn(ws: Workset, ack: Ack): Promise<void> {
 }
 
 /** The store's acknowledgements. */
-export function createAcks(core: StoreCore) {
+export function createAcks(core: StoreCore, reads: Reads) {
   const { db, edit } = core;
   return {
     /** A deletion was accepted: keep the deletion id and poll it once `hold` is over. */
@@ -188,10 +189,11 @@ export function createAcks(core: StoreCore) {
     patchChange: (sent: StoredChange, fields: Partial<StoredChange>) => patchChange(core, sent, fields),
 
     /**
-     * Hand changes out: each is read as it is now (a remove() may have dropped an unsent add since the queue was
-     * read, or an edit folded into it) and its delivery state written before the request leaves (a crash, another
-     * tab or the service worker must know it may have arrived). One that may have arrived and is not harmless to
-     * repeat goes again only once a pull completed since (`mayGo`): it is left out until then.
+     * Hand out what goes next, in one transaction: the queue is read, `pick` (the plan) chooses from it, and each
+     * chosen change's delivery state is written before the request leaves (a crash, another tab or the service
+     * worker must know it may have arrived). Resolves with what goes, addressed as the transport sends it. One
+     * that may have arrived and is not harmless to repeat goes again only once a pull completed since
+     * (`mayGo`): it is left out until then.
      *
      * An add handed out before whose feed the server has given a different word since `sentAfter` is not sent
      * again: the server's word settles it. If the add reached the server, what came after (another device
@@ -201,17 +203,15 @@ export function createAcks(core: StoreCore) {
      * after seeing ours. A word the store knew when the add left, or one that restates it (an overlap, gPodder
      * stamping what it lists with its answer's time), says nothing of the add: it goes again.
      */
-    async markSent(due: StoredChange[], by: Handout['by'], now: number): Promise<{ result: StoredChange[]; changed: string[] }> {
-      // Handed out already and harmless to repeat: it goes as it is, with no transaction.
-      const asIs = (c: StoredChange) => c.sent !== undefined && harmless(c);
-      if (due.every(asIs)) return { result: due, changed: [] };
+    async handOut(pick: (pending: StoredChange[]) => StoredChange[], by: Handout['by'], now: number): Promise<{ result: SendItem[]; changed: string[] }> {
       return edit(
         async (ws) => {
           const [cursor, pulls = 0] = (await db.meta.bulkGet([META.cursor, META.pulls])).map((r) => r?.value as number | undefined);
           let rows: StoredSubscription[] | undefined;
           const going: StoredChange[] = [];
-          for (const c of due) {
-            const current = asIs(c) ? c : await ws.loadChange(c.id!);
+          for (const c of pick(await reads.pendingChanges())) {
+            // Handed out already and harmless to repeat: it goes as it is.
+            const current = c.sent && harmless(c) ? c : await ws.loadChange(c.id!);
             if (!current || !mayGo(current, pulls)) continue;
             if (current.kind === 'add') {
               // The server's word on its feed, newest first: every row of its guid or feed URL (a pull stores the
@@ -232,7 +232,7 @@ export function createAcks(core: StoreCore) {
             }
             going.push(current);
           }
-          return going;
+          return reads.sendItems(going);
         },
         undefined,
         true,

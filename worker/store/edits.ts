@@ -71,7 +71,7 @@ export function createEdits(core: StoreCore, newGuid: () => string) {
     }
     if (!row) ws.createRow(key);
     const add = queued({ guid: key, kind: 'add', feedUrl, ...(guid !== undefined && { addGuid: guid }) }, now, row?.base);
-    // Held in a page's copy from now on, which may deliver it: the word it leaves over, as `markSent` notes it.
+    // Held in a page's copy from now on, which may deliver it: the word it leaves over, as `handOut` notes it.
     if (core.copying()) noteWord(add, row?.base ? [row.base] : [], known[0], known[1]);
     return ws.putChange(add);
   }

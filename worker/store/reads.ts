@@ -57,15 +57,13 @@ export function createReads({ db, read, together }: StoreCore) {
     });
   }
 
-  /** `address` inside a read; `row` is the row at the change's guid when read already. */
-  async function addressIn(change: StoredChange, row?: StoredSubscription): Promise<{ guid: string; isSubscribed: boolean } | undefined> {
-    const current = row ? change : ((await db.outbox.get(change.id!)) ?? change);
-    const key = await resolveKey(current.guid);
-    const base = (row && key === current.guid ? row : await db.subscriptions.get(key))?.base;
+  /** The guid to address a change to on the server and the server's flag there, inside a read. */
+  async function addressIn(change: StoredChange): Promise<{ guid: string; isSubscribed: boolean } | undefined> {
+    const base = (await db.subscriptions.get(await resolveKey(change.guid)))?.base;
     // The row's server name now, not the one known when the change was queued: an OPA server follows a
     // chain from an old guid, but a gPodder URL stands alone (after a move, the old URL is another feed).
     if (base) return { guid: base.guid, isSubscribed: base.isSubscribed };
-    return current.serverGuid === undefined ? undefined : { guid: current.serverGuid, isSubscribed: true };
+    return change.serverGuid === undefined ? undefined : { guid: change.serverGuid, isSubscribed: true };
   }
 
   async function pendingChanges(): Promise<StoredChange[]> {
@@ -134,22 +132,19 @@ export function createReads({ db, read, together }: StoreCore) {
 
     /**
      * The changes as the transport sends them: each with the guid to address on the server (it follows chains
-     * from older guids) and the server's subscribed flag there, read from the change as stored now (the copy the
-     * push read may name a row a later guid change has re-keyed), in one transaction; an add goes by its own.
+     * from older guids) and the server's subscribed flag there; an add goes by its own. Asked in the transaction
+     * that read the changes (the push's handout, the copy's build), so each names its row as stored.
      */
     async sendItems(changes: readonly StoredChange[]): Promise<SendItem[]> {
-      return read(async () => {
-        // In bulk: the stored changes, then the rows (a row an alias leads away from is read again, by its key).
-        const stored = await db.outbox.bulkGet(changes.map((c) => c.id!));
-        const rows = await db.subscriptions.bulkGet(changes.map((c, i) => (stored[i] ?? c).guid));
-        // All at once: requests in one transaction pipeline; one by one, a long queue cost a round trip per change.
-        return Promise.all(
-          changes.map(async (change, i): Promise<SendItem> => {
-            const server = change.kind === 'add' ? undefined : await addressIn(stored[i] ?? change, rows[i]);
+      // All at once: requests in one transaction pipeline; one by one, a long queue cost a round trip per change.
+      return read(() =>
+        Promise.all(
+          changes.map(async (change): Promise<SendItem> => {
+            const server = change.kind === 'add' ? undefined : await addressIn(change);
             return server ? { change, target: server.guid, isSubscribed: server.isSubscribed } : { change, target: change.kind === 'add' ? change.serverGuid : undefined };
           }),
-        );
-      });
+        ),
+      );
     },
 
     /** Every guid the store has (for the `change` event after `clear()`). */
@@ -158,3 +153,6 @@ export function createReads({ db, read, together }: StoreCore) {
     },
   };
 }
+
+/** The store's reads (`createReads`). */
+export type Reads = ReturnType<typeof createReads>;

@@ -13,12 +13,13 @@ export type { FeedMoveHooks, FreshPull, StoreCore } from './core.ts';
 export { isClosedError, storageError } from './core.ts';
 
 function parts(core: StoreCore, newGuid: () => string) {
+  const reads = createReads(core);
   return {
     db: core.db,
     ...createMeta(core),
-    ...createReads(core),
+    ...reads,
     ...createEdits(core, newGuid),
-    ...createAcks(core),
+    ...createAcks(core, reads),
     ...createPullWrites(core),
   };
 }
