@@ -64,3 +64,35 @@ it('a copy read before an edit is never told after the edit’s own, while anoth
   await other.close();
   await e.close();
 });
+
+it('a copy an edit’s transaction could not read is read again after the edit, with it', async () => {
+  const s = await server({ seed: 3 });
+  const e = engine(s, { pushDelay: 3_600_000, clock: patient });
+  const told: LastChanceRequest[][] = [];
+  e.onLastChance((copy) => void told.push(copy));
+  await e.sync();
+  const [a] = s.state().map((x) => x.guid);
+  const path = `subscriptions/${encodeURIComponent(a!)}`;
+  // The copy's first read in the edit's transaction fails once (a storage error on a read; fake-indexeddb, this
+  // database only): the edit itself commits.
+  const proto = (globalThis as unknown as { IDBObjectStore: { prototype: { get(this: { transaction: { db: { name: string } } }, key: unknown): unknown } } }).IDBObjectStore.prototype;
+  const get = proto.get;
+  let armed = true;
+  proto.get = function (key) {
+    if (armed && key === 'pulls' && this.transaction.db.name === e.dbName) {
+      armed = false;
+      throw new DOMException('the disk said no', 'UnknownError');
+    }
+    return get.call(this, key);
+  };
+  try {
+    await e.update(a!, { isSubscribed: false });
+    expect(armed).toBe(false);
+    expect((await e.pending()).map((c) => c.guid)).toEqual([a]);
+    // Before, no copy held it until some later change event: a page closed now would leave it behind.
+    await until(async () => paths(told.at(-1)).includes(path), 2000, 'a copy with the edit');
+  } finally {
+    proto.get = get;
+  }
+  await e.close();
+});

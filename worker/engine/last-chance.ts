@@ -65,14 +65,16 @@ export async function buildLastChance(ctx: EngineContext, store = ctx.store): Pr
  * tab's edit, an acknowledgement, a pull) rebuilds it in a read-only transaction, one at a time. Each copy is
  * told as its transaction completes: IndexedDB runs transactions whose tables overlap (these all do) in the
  * order they were created, so no copy is told after one that was read later. A build that fails keeps the last
- * copy told. Returns the stop.
+ * copy told; one that failed in an edit's transaction is read again after it. Returns the stop.
  */
 export function watchLastChance(ctx: EngineContext, publish: (copy: LastChanceRequest[]) => unknown): () => void {
   let told: string | undefined;
-  const build = async () => {
+  const build = async (edit?: boolean) => {
     const copy = await buildLastChance(ctx).catch(() => undefined);
     return () => {
-      if (copy && !ctx.state.closed && told !== (told = JSON.stringify(copy))) publish(copy);
+      // One an edit's transaction could not read is read again (its own event starts no rebuild).
+      if (!copy) return void (edit && rebuild());
+      if (!ctx.state.closed && told !== (told = JSON.stringify(copy))) publish(copy);
     };
   };
   let running: Promise<unknown> | undefined;
@@ -82,7 +84,7 @@ export function watchLastChance(ctx: EngineContext, publish: (copy: LastChanceRe
     if (ctx.told) return;
     if (running) return void (again = true);
     running = reader(ctx)
-      .together(build)
+      .together(() => build())
       .then((tell) => tell(), () => undefined)
       .finally(() => {
         running = undefined;
@@ -90,10 +92,11 @@ export function watchLastChance(ctx: EngineContext, publish: (copy: LastChanceRe
       });
   };
   ctx.listeners.change.add(rebuild);
-  ctx.copy = build;
+  const inEdit = () => build(true);
+  ctx.copy = inEdit;
   rebuild();
   return () => {
     ctx.listeners.change.delete(rebuild);
-    if (ctx.copy === build) ctx.copy = undefined;
+    if (ctx.copy === inEdit) ctx.copy = undefined;
   };
 }
