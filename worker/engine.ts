@@ -57,8 +57,6 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
       emitStatus(ctx);
     },
   });
-  // Episodes that moved with their feed's URL (whatever edit moved it) are told like any episode change.
-  const store = createEngineStore(db, () => `local-${randomUuid(clock.random)}`, (episodes) => emitEpisodes(ctx, episodes), () => ctx.copy);
   const transport =
     opts.protocol === 'opa'
       ? createOpaTransport(http, clock, opts.pageSize)
@@ -72,6 +70,8 @@ export function createSyncEngine(options: SyncOptions): SyncEngine {
           // Saved through the run's store: marks of an upload must not land in a store wiped meanwhile.
           memo: { load: () => store.transportMemo(), save: (value) => (ctx.runs.store ?? store).setTransportMemo(value) },
         });
+  // Episodes that moved with their feed's URL (whatever edit moved it) are told like any episode change.
+  const store = createEngineStore(db, () => `local-${randomUuid(clock.random)}`, (episodes) => emitEpisodes(ctx, episodes), () => ctx.copy, transport.copies);
   const binding = { server: opts.baseUrl, protocol: transport.protocol, ...(opts.account !== undefined && { account: opts.account }) };
   const ctx: EngineContext = {
     opts,

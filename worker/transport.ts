@@ -125,6 +125,8 @@ export interface Transport {
   plan(items: readonly SendItem[]): PlannedRequest[];
   /** Send one planned request (split where the server refuses its size) and read its answer: an outcome per item, in order. */
   send(request: WireRequest): Promise<SendOutcome[]>;
+  /** Which queued changes the page's last copy may carry (only requests harmless to send twice go in it); absent: every one. */
+  readonly copies?: (change: StoredChange) => boolean;
   /** Listening state (episode actions), where the protocol has it. */
   readonly episodes?: EpisodeTransport;
   /** A deletion job's status, where the protocol has deletion jobs. */

@@ -125,6 +125,24 @@ describe('the last-chance copy over the Open Podcast API', () => {
     expect(requests(s, 'POST', '/subscriptions')).toHaveLength(1);
     await until(() => latest(seen).length === 0, 3000, 'the copy to empty');
   });
+
+  it('an add the copy never carries is not counted as copied: taken back before it leaves, it folds away', async () => {
+    const s = await server({ seed: 3 });
+    const e = engine(s, { pushDelay: 3_600_000 });
+    const seen = copies(e);
+    await e.sync();
+    await until(() => seen.length > 0, 3000, 'the first copy');
+    const url = 'https://feeds.example/taken-back.xml';
+    const { guid } = await e.add(url);
+    expect(latest(seen)).toEqual([]);
+    // Before, the page's copy marked the add copied (as if it might have left), so the remove queued a DELETE behind it.
+    await e.remove(guid);
+    expect(await e.pending()).toEqual([]);
+    await e.sync();
+    expect(requests(s, 'POST', '/subscriptions')).toHaveLength(0);
+    expect(requests(s, 'DELETE')).toHaveLength(0);
+    expect(s.state().some((x) => x.feed_url === url)).toBe(false);
+  });
 });
 
 describe('fresher while open', () => {

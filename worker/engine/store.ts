@@ -15,13 +15,14 @@ export type Store = BaseStore<{ episodes: EpisodeStore }>;
 
 /**
  * Create the engine's store; `onMoved` hears of episodes an edit moved with their feed's URL (once committed),
- * `copy` is the page's last copy's build, where a page holds one (see `FeedMoveHooks.copy`).
+ * `copy` is the page's last copy's build, where a page holds one (see `FeedMoveHooks.copy`), `copies` which changes it may carry.
  */
-export function createEngineStore(db: SyncDatabase, newGuid: () => string, onMoved?: (episodes: EpisodeRef[]) => void, copy?: FeedMoveHooks['copy']): Store {
+export function createEngineStore(db: SyncDatabase, newGuid: () => string, onMoved?: (episodes: EpisodeRef[]) => void, copy?: FeedMoveHooks['copy'], copies?: FeedMoveHooks['copies']): Store {
   return createStore(db, newGuid, {
     parts: (core) => ({ episodes: createEpisodeStore(core) }),
     feedsMoved: moveEpisodes,
-    ...(onMoved ? { onMoved } : {}),
-    ...(copy ? { copy } : {}),
+    onMoved,
+    copy,
+    copies,
   });
 }

@@ -4,6 +4,7 @@ import type { Http } from '../http.ts';
 import type { Transport } from '../transport.ts';
 import { pullOpa } from './pull.ts';
 import { planOpa, sendOpa } from './send.ts';
+import { harmless } from '../store/delivery.ts';
 import { parseDeletion } from './wire.ts';
 
 /** ms of server time re-fetched before the cursor (second-precision servers, commit-order gaps). */
@@ -20,6 +21,8 @@ export function createOpaTransport(http: Http, clock: Clock, pageSize: number): 
     guidChanges: true,
     pull: (sink) => pullOpa({ http, clock, pageSize, overlap: PULL_OVERLAP, overlapEntries: OVERLAP_ENTRIES, maxDrains: MAX_DRAINS }, sink),
     plan: planOpa,
+    // A PATCH of values or a DELETE: a POST or a guid change is never in the copy (see `planOpa`).
+    copies: harmless,
     send: (request) => sendOpa(http, request),
     async deletion(id: number): Promise<DeletionStatus> {
       const status = parseDeletion((await http.request('GET', http.url(`deletions/${id}`))).body);

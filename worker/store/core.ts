@@ -1,7 +1,7 @@
 // What every part of the store shares: the database, its tables, and the one way to run a transaction.
 import { Dexie, type DBCore, type Middleware, type Table } from 'dexie';
 import { SyncError } from '../../src/errors.ts';
-import type { SyncDatabase } from '../../src/schema.ts';
+import type { StoredChange, SyncDatabase } from '../../src/schema.ts';
 import type { EpisodeRef } from '../../src/types.ts';
 import { judge, type Binding, type Guard, type Owner } from './claim.ts';
 import { createWorkset, type Workset } from './workset.ts';
@@ -15,10 +15,12 @@ export interface FeedMoveHooks {
   onMoved?(episodes: EpisodeRef[]): void;
   /**
    * Where a page holds a last copy of this engine's queue (every tab's holds all of it): its build, which a local
-   * edit runs in its own transaction and tells once committed. Every queued change a unit of work writes is then
-   * `copied`, since the page may send it as it goes.
+   * edit runs in its own transaction and tells once committed. Every queued change a unit of work writes that
+   * the copy may carry (`copies`) is then `copied`, since the page may send it as it goes.
    */
   copy?(): (() => Promise<() => void>) | undefined;
+  /** Which changes the copy may carry (the transport's `copies`); absent: every one. */
+  copies?: ((change: StoredChange) => boolean) | undefined;
 }
 
 /** Keys of the `meta` table. */
@@ -67,8 +69,8 @@ export interface StoreCore {
   readonly db: SyncDatabase;
   /** Run `work` in one read-write transaction over the data tables (and `meta` when asked), through a unit of work. */
   edit<T>(work: (ws: Workset) => Promise<T>, fresh?: FreshBatch, meta?: boolean): Promise<Edited<T>>;
-  /** Whether a page holds a last copy of the queue (see `FeedMoveHooks.copying`). */
-  copying(): boolean;
+  /** Whether a page holds a last copy of the queue that may carry `change` (see `FeedMoveHooks.copy`). */
+  copying(change: StoredChange): boolean;
   /** Run `work` in one read-only transaction over the data tables. */
   read<T>(work: () => Promise<T>): Promise<T>;
   /** Run several reads in one read-only transaction over every table: the reads inside join it, its guard checked once. */
@@ -257,7 +259,7 @@ export function createStoreCore(db: SyncDatabase, serial = isWebKit(), hooks: Fe
 
     const core: StoreCore = {
       db,
-      copying: () => !!hooks.copy?.(),
+      copying: (change) => !!hooks.copy?.() && hooks.copies?.(change) !== false,
       transact,
       async edit(work, fresh, meta = false) {
         /** Episodes the committed run moved with their feed. */
@@ -268,7 +270,7 @@ export function createStoreCore(db: SyncDatabase, serial = isWebKit(), hooks: Fe
             // count is asked first but awaited last: a fresh unit of work reads nothing, so its rows are computed
             // and its writes issued while an earlier transaction still commits (see `pull` in engine/pull.ts).
             const queued = assumeFresh ? db.outbox.count() : undefined;
-            const ws = createWorkset(db, fresh && assumeFresh ? (key) => !((fresh.pull.written.get(key) ?? Infinity) < fresh.batch) : undefined, hooks.feedsMoved, !!hooks.copy?.());
+            const ws = createWorkset(db, fresh && assumeFresh ? (key) => !((fresh.pull.written.get(key) ?? Infinity) < fresh.batch) : undefined, hooks.feedsMoved, core.copying);
             const result = await work(ws);
             const changed = await ws.flush();
             moved = ws.moved();

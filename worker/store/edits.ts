@@ -72,18 +72,20 @@ export function createEdits(core: StoreCore, newGuid: () => string) {
     if (!row) ws.createRow(key);
     const add = queued({ guid: key, kind: 'add', feedUrl, ...(guid !== undefined && { addGuid: guid }) }, now, row?.base);
     // Held in a page's copy from now on, which may deliver it: the word it leaves over, as `handOut` notes it.
-    if (core.copying()) noteWord(add, row?.base ? [row.base] : [], known[0], known[1]);
+    if (core.copying(add)) noteWord(add, row?.base ? [row.base] : [], known[0], known[1]);
     return ws.putChange(add);
   }
   /** The cursor and the pulls completed, read where adds may be copied (see `addIn`). */
-  const wordFor = async () => (core.copying() ? (await db.meta.bulkGet([META.cursor, META.pulls])).map((r) => r?.value as number | undefined) : []);
+  /** Whether a page holds a copy that may carry an add. */
+  const copyingAdds = () => core.copying({ kind: 'add' } as StoredChange);
+  const wordFor = async () => (copyingAdds() ? (await db.meta.bulkGet([META.cursor, META.pulls])).map((r) => r?.value as number | undefined) : []);
   return {
     /** Queue an add; re-subscribes an existing row with that guid or feed URL. */
     async add(feedUrl: string, guid: string | undefined, now: number, inFlight: ReadonlySet<number>) {
       return edit(async (ws) => {
         const sameFeed = guid === undefined ? (await db.subscriptions.toArray()).find((r) => r.feedUrl === feedUrl)?.guid : undefined;
         return viewIn(ws, await addIn(ws, feedUrl, guid, guid ?? sameFeed ?? newGuid(), now, inFlight, await wordFor()));
-      }, undefined, core.copying());
+      }, undefined, copyingAdds());
     },
 
     /**
@@ -107,7 +109,7 @@ export function createEdits(core: StoreCore, newGuid: () => string) {
           report[there ? 'alreadyThere' : 'added'].push(url);
         }
         return report;
-      }, undefined, core.copying());
+      }, undefined, copyingAdds());
     },
     /** Queue a change to an existing subscription, coalescing with a queued one not in flight. */
     async update(guid: string, change: SubscriptionChange, now: number, inFlight: ReadonlySet<number>) {

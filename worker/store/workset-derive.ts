@@ -82,7 +82,7 @@ function moveChanges(st: WorksetState, moved: StoredChange[], key: string, kept:
 
 /** Add or edit a queued change and re-derive its row; returns the row's key afterwards. */
 export function putChange(st: WorksetState, change: StoredChange): string {
-  if (st.copying && change.state === 'queued') change.copied = true;
+  if (change.state === 'queued' && st.copying(change)) change.copied = true;
   const list = changes(st, change.guid);
   if (!list.includes(change)) {
     const at = change.id === undefined ? -1 : list.findIndex((c) => c.id === change.id);

@@ -18,8 +18,8 @@ export interface WorksetState {
   readonly absent: (key: string) => boolean;
   /** Told of the feeds `flush` moved (none: nothing follows them). */
   readonly feedsMoved: FeedsMoved | undefined;
-  /** Every queued change written is held in a page's last copy (see `FeedMoveHooks.copying`). */
-  readonly copying: boolean;
+  /** Whether a queued change written is held in a page's last copy (see `FeedMoveHooks.copy`). */
+  readonly copying: (change: StoredChange) => boolean;
   readonly rows: Map<string, StoredSubscription | null>;
   readonly original: Map<string, StoredSubscription | null>;
   readonly aliases: Map<string, string | null>;
@@ -36,7 +36,7 @@ export interface WorksetState {
 }
 
 /** An empty unit of work over `db`. */
-export function createWorksetState(db: SyncDatabase, absent: (key: string) => boolean, feedsMoved?: FeedsMoved, copying = false): WorksetState {
+export function createWorksetState(db: SyncDatabase, absent: (key: string) => boolean, feedsMoved?: FeedsMoved, copying: (change: StoredChange) => boolean = () => false): WorksetState {
   return {
     db,
     absent,

@@ -47,7 +47,7 @@ export interface Workset {
  * the caller knows are in neither the rows nor the aliases table, so they are not read (a first pull into
  * an empty store would otherwise spend half its time reading nothing: `bulkGet` is one request per key).
  */
-export function createWorkset(db: SyncDatabase, absent: (key: string) => boolean = () => false, feedsMoved?: FeedsMoved, copying = false): Workset {
+export function createWorkset(db: SyncDatabase, absent: (key: string) => boolean = () => false, feedsMoved?: FeedsMoved, copying?: (change: StoredChange) => boolean): Workset {
   const st = createWorksetState(db, absent, feedsMoved, copying);
   return {
     preload: (guids) => preload(st, guids),
