@@ -99,8 +99,6 @@ export interface WireRequest {
   path: string;
   body?: unknown;
   items: SendItem[];
-  /** Sending it twice is harmless: only such a request goes in the page's last copy, whose answer nobody reads. */
-  harmless?: boolean;
 }
 
 /** A plan's entry: a request, or changes that cannot go this time with their outcome (no request made). */
@@ -125,7 +123,10 @@ export interface Transport {
   plan(items: readonly SendItem[]): PlannedRequest[];
   /** Send one planned request (split where the server refuses its size) and read its answer: an outcome per item, in order. */
   send(request: WireRequest): Promise<SendOutcome[]>;
-  /** Which queued changes the page's last copy may carry (only requests harmless to send twice go in it); absent: every one. */
+  /**
+   * Which queued changes the page's last copy may carry: only a request harmless to send twice goes in it, whose
+   * answer nobody reads (the plan's writes for them; a deletion job's GET never). Absent: every change.
+   */
   readonly copies?: (change: StoredChange) => boolean;
   /** Listening state (episode actions), where the protocol has it. */
   readonly episodes?: EpisodeTransport;

@@ -50,11 +50,13 @@ export async function buildLastChance(ctx: EngineContext, store = ctx.store): Pr
   // sent: the page may go before its answer. (WebKit aborts that request as the page navigates, before
   // pagehide: a copy rebuilt meanwhile leaves the change to the next open, which pulls first.)
   const pulls = await store.pulls();
-  const open = (c: StoredChange) => mayGo(c, pulls) || ctx.work.inFlight.has(c.id!);
+  // Only what the copy may carry (`copies`): nothing else is read or planned.
+  const open = (c: StoredChange) => transport.copies?.(c) !== false && (mayGo(c, pulls) || ctx.work.inFlight.has(c.id!));
   const { going } = choose(await store.pendingChanges(), transport, { now: 0, copy: true, open });
   for (const request of transport.plan(await store.sendItems(going))) {
-    const { method, path, body, harmless } = request as WireRequest;
-    if (harmless) take(lastChanceRequest(method as LastChanceRequest['method'], path, body));
+    // Its writes: a deletion job's GET (or a change with no request this time) waits for the next open.
+    const { method, path, body } = request as WireRequest;
+    if (method && method !== 'GET') take(lastChanceRequest(method, path, body));
   }
   return out;
 }

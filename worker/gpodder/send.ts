@@ -137,7 +137,7 @@ const uploadBody = (batch: Unit[]): WireUpload => ({ add: [...new Set(batch.flat
 export function planGpodder(path: string, items: readonly SendItem[]): PlannedRequest[] {
   const { outcomes, units } = fold(items);
   const out: PlannedRequest[] = [...outcomes].map(([item, outcome]) => ({ items: [item], outcome }));
-  for (const batch of chunks(units)) out.push({ method: 'POST', path, body: uploadBody(batch), items: batch.flatMap((u) => u.items), harmless: true });
+  for (const batch of chunks(units)) out.push({ method: 'POST', path, body: uploadBody(batch), items: batch.flatMap((u) => u.items) });
   return out;
 }
 

@@ -2,7 +2,6 @@
 // (PATCH updates, DELETE and its job).
 import { SyncError, isSyncError } from '../../src/errors.ts';
 import { isGuid } from '../guid.ts';
-import { harmless } from '../store/delivery.ts';
 import type { Http } from '../http.ts';
 import type { StoredChange } from '../../src/schema.ts';
 import type { PlannedRequest, SendItem, SendOutcome, WireRequest } from '../transport.ts';
@@ -62,7 +61,7 @@ export function planOpa(items: readonly SendItem[]): PlannedRequest[] {
       out.push({ items, outcome: { type: 'error', error } });
     } else {
       const remove = change.kind === 'remove';
-      out.push({ method: remove ? 'DELETE' : 'PATCH', path: `subscriptions/${encodeURIComponent(target)}`, body: remove ? undefined : patchBody(change), items, harmless: harmless(change) });
+      out.push({ method: remove ? 'DELETE' : 'PATCH', path: `subscriptions/${encodeURIComponent(target)}`, body: remove ? undefined : patchBody(change), items });
     }
   }
   return out;
