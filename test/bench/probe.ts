@@ -10,7 +10,8 @@
 // - play: N seconds (default 20) of `setProgress` with a 3,000-episode feed's store mounted, as the playback;
 //   `--busy`: no instrumentation, the busy time per second from a Chrome trace, as the bench's;
 // - pull: three incremental pulls right after a 10,000-row import, each request's `since` against the entries.
-// `--push-delay=MS` sets the client's; `--profile` adds a V8 CPU profile of the engine's worker; `MARKS=FILE`
+// `--push-delay=MS` sets the client's; `--profile` adds a V8 CPU profile of the engine's worker (inclusive and self
+// time by function; `PROFILE_OUT=FILE` saves it as JSON); `MARKS=FILE`
 // saves the marks, `--marks=FILE` analyses saved ones. It prints the median of each step's time and one call's
 // whole timeline. Wall times: compare steps with each other and with the raw round trip of the same run.
 import { readFileSync, writeFileSync } from 'node:fs';
