@@ -17,6 +17,8 @@ export const REQUIRED_KEYS = [
   'updateLatency.rawP50Ms',
   'updateLatency.p50Ratio',
   'updateLatency.p95Ratio',
+  'updateLatency.editP50Ms',
+  'updateLatency.editFloorP50Ratio',
   'coldOpen.engineMs',
   'coldOpen.rawMs',
   'coldOpen.ratio',

@@ -72,7 +72,7 @@ export interface BaselineEpisodesResult {
 export type BaselineEpisodesMessage = { type: 'done'; requests: number; actions: number } | { type: 'error'; message: string };
 
 /** Messages to the raw write worker: open its database, then one `put` per `row` message. */
-export type RawWriteMessage = { type: 'open'; dbName: string } | { type: 'row'; row: { guid: string; feedUrl: string; isSubscribed: boolean; at: number } };
+export type RawWriteMessage = { type: 'open'; dbName: string } | { type: 'row' | 'edit'; row: { guid: string; feedUrl: string; isSubscribed: boolean; at: number } };
 
 /** Messages to the bulk-put worker (the import's baseline): open its database, then one `bulkPut` per `put`. */
 export type BulkPutMessage = { type: 'open'; dbName: string } | { type: 'put'; prefix: string; urls: string[] };
@@ -124,9 +124,10 @@ export interface BenchApi {
   updates(plan: { guid: string; change: { isSubscribed?: boolean; feedUrl?: string } }[]): Promise<number[]>;
   /**
    * The same updates, each followed by one raw write round trip (page → plain worker → one IndexedDB `put` →
-   * `complete` → page) into a database of `rawDb`: the platform's limit, measured under the same conditions.
+   * `complete` → page) and one least edit (`edit` in raw-write-worker.ts) into a database of `rawDb`: the
+   * platform's limits, measured under the same conditions.
    */
-  updatesWithRaw(plan: { guid: string; change: { isSubscribed?: boolean; feedUrl?: string } }[], rawDb: string): Promise<{ engine: number[]; raw: number[] }>;
+  updatesWithRaw(plan: { guid: string; change: { isSubscribed?: boolean; feedUrl?: string } }[], rawDb: string): Promise<{ engine: number[]; raw: number[]; edit: number[] }>;
   /** `client.subscription(guid)` on the open client. */
   subscription(guid: string): Promise<Subscription | undefined>;
   status(): Promise<SyncStatus>;

@@ -173,13 +173,14 @@ const bench: BenchApi = {
         worker.onmessage = (e: MessageEvent<string>) => (e.data === 'ok' ? resolve() : reject(new Error(`raw write worker: ${e.data}`)));
         worker.postMessage(m);
       });
-    const row = (guid: string, i: number) => ({ type: 'row' as const, row: { guid, feedUrl: `https://raw.example/${i}/feed.xml`, isSubscribed: i % 2 === 0, at: Date.now() } });
+    const row = (guid: string, i: number, type: 'row' | 'edit' = 'row') => ({ type, row: { guid, feedUrl: `https://raw.example/${i}/feed.xml`, isSubscribed: i % 2 === 0, at: Date.now() } });
     try {
       await ask({ type: 'open', dbName: rawDb });
       // Its first transactions (the database's creation, JIT): not measured.
-      for (let i = 0; i < 5; i++) await ask(row(`warm-${i}`, i));
+      for (let i = 0; i < 5; i++) await ask(row(`warm-${i}`, i)), await ask(row(`warm-${i}`, i, 'edit'));
       const engine: number[] = [];
       const raw: number[] = [];
+      const edit: number[] = [];
       for (const [i, { guid, change }] of plan.entries()) {
         let t0 = performance.now();
         await client.update(guid, change);
@@ -187,8 +188,11 @@ const bench: BenchApi = {
         t0 = performance.now();
         await ask(row(guid, i));
         raw.push(performance.now() - t0);
+        t0 = performance.now();
+        await ask(row(guid, i, 'edit'));
+        edit.push(performance.now() - t0);
       }
-      return { engine, raw };
+      return { engine, raw, edit };
     } finally {
       worker.terminate();
     }
