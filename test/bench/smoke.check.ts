@@ -30,6 +30,7 @@ export const REQUIRED_KEYS = [
   'import.importOpml.ms',
   'import.importOpml.baselineMs',
   'import.importOpml.ratio',
+  'import.importOpml.leastRatio',
   'import.importOpml.snapshots',
   'import.addMany.ms',
   'import.addMany.baselineMs',

@@ -75,7 +75,7 @@ export type BaselineEpisodesMessage = { type: 'done'; requests: number; actions:
 export type RawWriteMessage = { type: 'open'; dbName: string } | { type: 'row' | 'edit'; row: { guid: string; feedUrl: string; isSubscribed: boolean; at: number } };
 
 /** Messages to the bulk-put worker (the import's baseline): open its database, then one `bulkPut` per `put`. */
-export type BulkPutMessage = { type: 'open'; dbName: string } | { type: 'put'; prefix: string; urls: string[] };
+export type BulkPutMessage = { type: 'open'; dbName: string } | { type: 'put' | 'import'; prefix: string; urls: string[] };
 
 /** One bulk add from the page, `client.importOpml(text)` or `client.addMany(urls)`, until the store shows every row. */
 export interface ImportResult {
@@ -166,8 +166,8 @@ export interface BenchApi {
   loadOpml(): Promise<void>;
   /** Start the import's baseline worker on database `dbName` (opened, and warmed with one small `bulkPut`). */
   openBulkBaseline(dbName: string): Promise<void>;
-  /** One `bulkPut` of `urls` as rows in the baseline worker: page → worker → committed → page, in ms. */
-  bulkPutBaseline(prefix: string, urls: string[]): Promise<number>;
+  /** One `bulkPut` of `urls` as rows in the baseline worker (`import`: the least import), page → worker → committed → page, in ms. */
+  bulkPutBaseline(prefix: string, urls: string[], kind?: 'put' | 'import'): Promise<number>;
   closeBulkBaseline(): Promise<void>;
   /** `client.add(url)` of each of `urls`, evenly spread over `spanMs` (not waiting for one before the next), all settled. */
   addsSpread(urls: string[], spanMs: number): Promise<void>;

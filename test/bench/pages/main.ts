@@ -375,9 +375,9 @@ const bench: BenchApi = {
     await askBulk({ type: 'put', prefix: 'warm', urls: Array.from({ length: 20 }, (_, i) => `https://warm.example/${i}/feed.xml`) });
   },
 
-  async bulkPutBaseline(prefix, urls) {
+  async bulkPutBaseline(prefix, urls, kind = 'put') {
     const t0 = performance.now();
-    await askBulk({ type: 'put', prefix, urls });
+    await askBulk({ type: kind, prefix, urls });
     return performance.now() - t0;
   },
 
