@@ -1,10 +1,11 @@
 // What an edit and a status snapshot cost in IndexedDB: requests in one transaction pipeline, so what counts is
 // how many times the engine waits for an answer before asking again (round trips), and how many transactions
 // it creates. The store guard's read goes with the edit's own reads; a status snapshot is one transaction, and so
-// is the last-chance copy an edit waits for.
+// is the last-chance copy an edit waits for, whose reads do not grow with the queue beyond what it can hold.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/types.ts';
 import { systemClock } from '../../worker/clock.ts';
+import { LAST_CHANCE_REQUESTS } from '../../worker/engine/last-chance.ts';
 import { engine, server, until } from './helpers.ts';
 
 type Methods = Record<string, (...args: unknown[]) => unknown>;
@@ -57,6 +58,22 @@ function countTransactions(dbName: string) {
     created: () => created,
     reset: () => void (created = 0),
     restore: () => void (proto.transaction = original),
+  };
+}
+
+/** `get`s on `store` inside read-write transactions of `dbName` while installed (Dexie's `get` and `bulkGet` are these). */
+function countGets(dbName: string, store: string) {
+  const proto = IDBObjectStore.prototype;
+  const original = proto.get;
+  let gets = 0;
+  proto.get = function (this: IDBObjectStore, ...args: Parameters<IDBObjectStore['get']>) {
+    if (this.name === store && this.transaction.db.name === dbName && this.transaction.mode === 'readwrite') gets++;
+    return original.apply(this, args);
+  } as IDBObjectStore['get'];
+  return {
+    gets: () => gets,
+    reset: () => void (gets = 0),
+    restore: () => void (proto.get = original),
   };
 }
 
@@ -129,6 +146,29 @@ describe('IndexedDB round trips', () => {
     // The edit's own, which reads the copy too (the queue and each waiting change's server address): no other.
     expect(txs.created()).toBe(1);
     expect(copies[copies.length - 1]).toBe(4);
+    await e.close();
+  });
+
+  it("update(): with a long queue the copy addresses only the changes it can hold, not every queued one", async () => {
+    const s = await server({ seed: 30 });
+    const dbName = `last-chance-long-${Date.now()}`;
+    const gets = countGets(dbName, 'subscriptions');
+    restore.push(gets.restore);
+    const e = engine(s, { dbName });
+    const copies: number[] = [];
+    e.onLastChance((copy) => void copies.push(copy.length));
+    await e.sync();
+    e.setOnline(false);
+    const rows = s.state();
+    // 29 PATCHes queued (harmless: every one may go in the copy, which holds LAST_CHANCE_REQUESTS of them).
+    for (const row of rows.slice(0, 29)) await e.update(row.guid, { isSubscribed: !row.is_subscribed });
+    gets.reset();
+    await e.update(rows[29]!.guid, { isSubscribed: !rows[29]!.is_subscribed });
+    expect(copies[copies.length - 1]).toBe(LAST_CHANCE_REQUESTS);
+    // The edit's own read of its row, and the copy's: each addressed change's row (8), not the 30 queued. Before,
+    // every queued change was addressed in every edit's transaction (31 reads here).
+    expect(gets.gets()).toBeLessThanOrEqual(LAST_CHANCE_REQUESTS + 2);
+    expect((await e.pending()).length).toBe(30);
     await e.close();
   });
 });

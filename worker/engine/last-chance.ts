@@ -25,7 +25,8 @@ const bytes = (request: LastChanceRequest) => (request.body === undefined ? 0 : 
  * it fits), then subscription changes as the transport would send them (heads, and for a batching protocol the
  * flag changes behind them); a request that does not fit what is left of the budget waits for the next open.
  */
-export async function buildLastChance(ctx: EngineContext, store = ctx.store): Promise<LastChanceRequest[]> {
+export async function buildLastChance(ctx: EngineContext): Promise<LastChanceRequest[]> {
+  const { store, transport } = ctx;
   const out: LastChanceRequest[] = [];
   let left = LAST_CHANCE_BYTES;
   const take = (request: LastChanceRequest): boolean => {
@@ -35,7 +36,7 @@ export async function buildLastChance(ctx: EngineContext, store = ctx.store): Pr
     left -= size;
     return true;
   };
-  const episodes = ctx.transport.episodes;
+  const episodes = transport.episodes;
   if (episodes?.lastChance) {
     // As the push: only feeds the account has here and on the server (opodsync subscribes any feed an action names).
     const feeds = await store.keptFeeds();
@@ -43,7 +44,6 @@ export async function buildLastChance(ctx: EngineContext, store = ctx.store): Pr
     const actions = rows.slice(0, MAX_ACTIONS_PER_UPLOAD).map((row) => playAction(row, ctx.opts.device));
     while (actions.length && !take(episodes.lastChance(actions))) actions.pop();
   }
-  const { transport } = ctx;
   // The push's plan and the push's rule (`mayGo`): a change that may have reached the server and is not harmless
   // to repeat waits for the server's word here too (a copy sent at close re-subscribed a feed another device had
   // removed since an upload whose answer was lost). One this page's worker is sending right now counts as not
@@ -53,7 +53,11 @@ export async function buildLastChance(ctx: EngineContext, store = ctx.store): Pr
   // Only what the copy may carry (`copies`): nothing else is read or planned.
   const open = (c: StoredChange) => transport.copies?.(c) !== false && (mayGo(c, pulls) || ctx.work.inFlight.has(c.id!));
   const { going } = choose(await store.pendingChanges(), transport, { now: 0, copy: true, open });
-  for (const request of transport.plan(await store.sendItems(going))) {
+  // Where each change has a request of its own, no more are read and planned than the copy can hold: an edit
+  // builds the copy in its own transaction, so a long queue would cost every edit two reads per change (a
+  // deletion job's GET among them leaves its place empty). A batching protocol's uploads carry whole units,
+  // which are cut by size alone.
+  for (const request of transport.plan(await store.sendItems(transport.batching === 'all' ? going : going.slice(0, LAST_CHANCE_REQUESTS)))) {
     // Its writes: a deletion job's GET (or a change with no request this time) waits for the next open.
     const { method, path, body } = request as WireRequest;
     if (method && method !== 'GET') take(lastChanceRequest(method, path, body));
