@@ -45,37 +45,27 @@ function countRoundTrips(dbName: string) {
   };
 }
 
-/** Transactions `dbName` creates while `count` is on. */
-function countTransactions(dbName: string) {
-  const proto = IDBDatabase.prototype;
-  const original = proto.transaction;
-  let created = 0;
-  proto.transaction = function (this: IDBDatabase, ...args: Parameters<IDBDatabase['transaction']>) {
-    if (this.name === dbName) created++;
+/** Calls of `proto[name]` that `counts` (given the receiver) while installed. */
+function countCalls<P extends object, K extends keyof P>(proto: P, name: K, counts: (self: P) => boolean) {
+  const original = proto[name] as (...args: unknown[]) => unknown;
+  let calls = 0;
+  proto[name] = function (this: P, ...args: unknown[]) {
+    if (counts(this)) calls++;
     return original.apply(this, args);
-  } as IDBDatabase['transaction'];
+  } as P[K];
   return {
-    created: () => created,
-    reset: () => void (created = 0),
-    restore: () => void (proto.transaction = original),
+    count: () => calls,
+    reset: () => void (calls = 0),
+    restore: () => void (proto[name] = original as P[K]),
   };
 }
 
+/** Transactions `dbName` creates while installed. */
+const countTransactions = (dbName: string) => countCalls(IDBDatabase.prototype, 'transaction', (db) => db.name === dbName);
+
 /** `get`s on `store` inside read-write transactions of `dbName` while installed (Dexie's `get` and `bulkGet` are these). */
-function countGets(dbName: string, store: string) {
-  const proto = IDBObjectStore.prototype;
-  const original = proto.get;
-  let gets = 0;
-  proto.get = function (this: IDBObjectStore, ...args: Parameters<IDBObjectStore['get']>) {
-    if (this.name === store && this.transaction.db.name === dbName && this.transaction.mode === 'readwrite') gets++;
-    return original.apply(this, args);
-  } as IDBObjectStore['get'];
-  return {
-    gets: () => gets,
-    reset: () => void (gets = 0),
-    restore: () => void (proto.get = original),
-  };
-}
+const countGets = (dbName: string, store: string) =>
+  countCalls(IDBObjectStore.prototype, 'get', (s) => s.name === store && s.transaction.db.name === dbName && s.transaction.mode === 'readwrite');
 
 let restore: (() => void)[] = [];
 afterEach(() => {
@@ -120,7 +110,7 @@ describe('IndexedDB round trips', () => {
     await until(async () => (await e.status()).pending === 1);
     txs.reset();
     const status = await e.status();
-    expect(txs.created()).toBe(1);
+    expect(txs.count()).toBe(1);
     expect(status).toMatchObject({ pending: 1, failed: 0, pendingEpisodes: 0 });
     expect(status.cursor).toBeDefined();
     await e.close();
@@ -144,7 +134,7 @@ describe('IndexedDB round trips', () => {
     txs.reset();
     await e.update(d!, { feedUrl: 'https://copy.example/d.xml' });
     // The edit's own, which reads the copy too (the queue and each waiting change's server address): no other.
-    expect(txs.created()).toBe(1);
+    expect(txs.count()).toBe(1);
     expect(copies[copies.length - 1]).toBe(4);
     await e.close();
   });
@@ -167,7 +157,7 @@ describe('IndexedDB round trips', () => {
     expect(copies[copies.length - 1]).toBe(LAST_CHANCE_REQUESTS);
     // The edit's own read of its row, and the copy's: each addressed change's row (8), not the 30 queued. Before,
     // every queued change was addressed in every edit's transaction (31 reads here).
-    expect(gets.gets()).toBeLessThanOrEqual(LAST_CHANCE_REQUESTS + 2);
+    expect(gets.count()).toBeLessThanOrEqual(LAST_CHANCE_REQUESTS + 2);
     expect((await e.pending()).length).toBe(30);
     await e.close();
   });
