@@ -505,7 +505,7 @@ async function incremental(browser: BenchBrowser, plan: BenchPlan, result: Bench
     // Update latency on the same synced store: distinct subscriptions, each flag flipped once.
     const plan200 = state.slice(-plan.updates).map((e) => ({ guid: e.guid, change: { isSubscribed: !e.is_subscribed } }));
     const { engine: latencies, raw, edit } = await call(page, 'updatesWithRaw', plan200, `${args.dbName}-raw`);
-    const [p50, p95, raw50, raw95, edit50, edit95] = [latencies, latencies, raw, raw, edit, edit].map((list, i) => percentile(list, i % 2 ? 95 : 50)) as [number, number, number, number, number, number];
+    const [p50, p95, raw50, raw95, edit50, edit95] = [percentile(latencies, 50), percentile(latencies, 95), percentile(raw, 50), percentile(raw, 95), percentile(edit, 50), percentile(edit, 95)];
     result.updateLatency = {
       ...result.updateLatency,
       p50Ms: round(p50, 2),

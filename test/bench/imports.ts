@@ -49,6 +49,9 @@ export interface ImportCallFigures {
   baselineRunsMs: number[];
 }
 
+/** One timed import with its two baselines, run beside it. */
+type ImportRun = { r: ImportResult; baselineMs: number; leastMs: number };
+
 /** Requests after the network came back, medians of the runs. */
 export interface ReconnectFigures {
   /** Requests that carried the adds (OPA: POST /subscriptions; gPodder: subscription uploads). */
@@ -153,7 +156,7 @@ async function offlineImport(
   }
 }
 
-function callFigures(rows: { r: ImportResult; baselineMs: number; leastMs: number }[]): ImportCallFigures {
+function callFigures(rows: ImportRun[]): ImportCallFigures {
   const ms = median(rows.map((x) => x.r.ms));
   const baselineMs = median(rows.map((x) => x.baselineMs));
   const leastMs = median(rows.map((x) => x.leastMs));
@@ -192,7 +195,7 @@ export async function importBench(browser: BenchBrowser, plan: ImportPlan, log: 
   };
   try {
     await call(page, 'openBulkBaseline', db('baseline'));
-    const calls = { importOpml: [] as { r: ImportResult; baselineMs: number; leastMs: number }[], addMany: [] as { r: ImportResult; baselineMs: number; leastMs: number }[] };
+    const calls = { importOpml: [] as ImportRun[], addMany: [] as ImportRun[] };
     const opa: ReconnectFigures[] = [];
     for (let run = 0; run < plan.runs; run++) {
       for (const kind of ['importOpml', 'addMany'] as const) {

@@ -177,7 +177,10 @@ const bench: BenchApi = {
     try {
       await ask({ type: 'open', dbName: rawDb });
       // Its first transactions (the database's creation, JIT): not measured.
-      for (let i = 0; i < 5; i++) await ask(row(`warm-${i}`, i)), await ask(row(`warm-${i}`, i, 'edit'));
+      for (let i = 0; i < 5; i++) {
+        await ask(row(`warm-${i}`, i));
+        await ask(row(`warm-${i}`, i, 'edit'));
+      }
       const engine: number[] = [];
       const raw: number[] = [];
       const edit: number[] = [];
